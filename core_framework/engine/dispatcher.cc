@@ -1,0 +1,177 @@
+// The single dispatcher every primitive op goes through: validate devices, infer and allocate
+// outputs, run the device kernel, record autograd, report to the tracer.
+#include <mutex>
+
+#include "core_framework/autograd/grad_mode.h"
+#include "core_framework/autograd/node.h"
+#include "core_framework/engine/dispatch_observer.h"
+#include "core_framework/engine/functional.h"
+#include "core_framework/engine/op_def.h"
+#include "core_framework/engine/op_registry.h"
+
+namespace nodeweave {
+
+namespace {
+
+std::array<OpDef, kNumOps>& table() {
+  static std::array<OpDef, kNumOps> t;
+  return t;
+}
+
+const char* const kOpNames[] = {
+#define NW_OP_NAME(name) #name,
+    NW_FOR_EACH_OP(NW_OP_NAME)
+#undef NW_OP_NAME
+};
+
+thread_local DispatchObserver* t_observer = nullptr;
+
+void ensure_registered() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int i = 0; i < kNumOps; ++i) {
+      table()[i].kind = static_cast<OpKind>(i);
+      table()[i].name = kOpNames[i];
+    }
+    register_all_ops();
+  });
+}
+
+Device common_device(const OpDef& def, const TensorList& inputs) {
+  Device dev;
+  bool found = false;
+  for (const Tensor& t : inputs) {
+    if (!t.defined()) continue;
+    Device d = t.device();
+    // 0-d CPU scalars mix with any device, as in PyTorch.
+    if (d.is_cpu() && t.dim() == 0 && found) continue;
+    if (!found || (dev.is_cpu() && d.is_cuda())) {
+      if (found && dev.is_cuda() && d.is_cuda() && dev != d) break;
+      dev = d;
+      found = true;
+    }
+  }
+  for (const Tensor& t : inputs) {
+    if (!t.defined() || (t.dim() == 0 && t.device().is_cpu())) continue;
+    NW_CHECK(t.device() == dev, ValueError, def.name, ": expected all tensors on one device, got ",
+             dev.str(), " and ", t.device().str());
+  }
+  return dev;
+}
+
+}  // namespace
+
+const char* op_name(OpKind kind) { return kOpNames[static_cast<int>(kind)]; }
+
+const OpDef& op_def(OpKind kind) {
+  ensure_registered();
+  return table()[static_cast<int>(kind)];
+}
+OpDef& mutable_op_def(OpKind kind) { return table()[static_cast<int>(kind)]; }
+
+void register_all_ops() {
+  register_copy_ops();
+  register_unary_ops();
+  register_binary_ops();
+  register_reduce_ops();
+  register_softmax_ops();
+  register_linalg_ops();
+  register_view_ops();
+  register_join_ops();
+  register_index_ops();
+  register_sort_ops();
+  register_misc_ops();
+  register_cuda_kernels();
+}
+
+DispatchObserver* set_dispatch_observer(DispatchObserver* obs) {
+  DispatchObserver* prev = t_observer;
+  t_observer = obs;
+  return prev;
+}
+DispatchObserver* dispatch_observer() { return t_observer; }
+
+TensorList dispatch(OpKind kind, const TensorList& inputs, const Attrs& attrs) {
+  const OpDef& def = op_def(kind);
+  Device dev = inputs.empty() ? Device{} : common_device(def, inputs);
+  KernelFn kernel = def.kernels[device_slot(dev)];
+  if (!kernel) {
+    throw NotImplementedError(str_cat(def.name, ": no kernel for device ", dev.str()));
+  }
+  TensorList outputs;
+  if (def.infer) {
+    std::vector<TensorMeta> metas = def.infer(inputs, attrs);
+    outputs.reserve(metas.size());
+    for (const TensorMeta& m : metas) outputs.push_back(empty(m.shape, m.dtype, dev));
+  }
+  kernel(inputs, attrs, outputs);
+  if (def.backward && GradMode::is_enabled()) record_autograd(def, attrs, inputs, outputs);
+  if (t_observer) t_observer->on_op(kind, inputs, attrs, outputs);
+  return outputs;
+}
+
+Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others, const Attrs& attrs) {
+  const OpDef& def = op_def(kind);
+  NW_CHECK(def.traits & kInPlaceCapable, std::logic_error, def.name, " has no in-place form");
+  TensorList inputs;
+  inputs.reserve(others.size() + 1);
+  inputs.push_back(self);
+  for (const Tensor& o : others) inputs.push_back(o);
+  std::vector<TensorMeta> metas = def.infer(inputs, attrs);
+  NW_CHECK(metas[0].shape == self.shape(), ValueError, def.name,
+           " (in-place): output shape ", shape_str(metas[0].shape),
+           " does not match the shape of the tensor written to, ", shape_str(self.shape()));
+  NW_CHECK(promote_types(metas[0].dtype, self.dtype()) == self.dtype() ||
+               (is_floating(self.dtype()) && is_floating(metas[0].dtype)),
+           TypeError, def.name, " (in-place): result dtype ", dtype_name(metas[0].dtype),
+           " can't be cast to the dtype of the tensor written to, ", dtype_name(self.dtype()));
+
+  bool any_grad = false;
+  for (const Tensor& t : inputs) any_grad |= t.defined() && t.requires_grad();
+  if (GradMode::is_enabled() && any_grad) {
+    if (self.requires_grad() && self.is_leaf()) {
+      throw std::runtime_error(
+          "a leaf tensor that requires grad is being used in an in-place operation; wrap it in "
+          "no_grad() or work on a clone");
+    }
+    if (self.impl()->is_view) {
+      throw std::runtime_error(str_cat(
+          def.name, " (in-place): writing a tensor that requires grad into a view is not supported "
+                    "by autograd; build the result out of place (e.g. with cat, where or index_copy)"));
+    }
+    // Compute out of place, then take over the result's data and history. The op's saved copy
+    // of `self` is the pre-write value, so the gradient rule still reads what it should.
+    Tensor before = clone(self);
+    inputs[0] = before;
+    Tensor result = dispatch1(kind, inputs, attrs);
+    {
+      NoGradGuard guard;
+      Tensor dst = self.detach();
+      copy_(dst, result);
+    }
+    self.impl()->grad_fn = result.impl()->grad_fn;
+    self.impl()->output_nr = result.impl()->output_nr;
+    self.impl()->requires_grad = result.impl()->requires_grad;
+    return self;
+  }
+
+  Device dev = common_device(def, inputs);
+  KernelFn kernel = def.kernels[device_slot(dev)];
+  if (!kernel) throw NotImplementedError(str_cat(def.name, ": no kernel for device ", dev.str()));
+  TensorList outputs;
+  if (metas[0].dtype == self.dtype()) {
+    outputs.push_back(self);
+    kernel(inputs, attrs, outputs);
+  } else {
+    outputs.push_back(empty(metas[0].shape, metas[0].dtype, dev));
+    kernel(inputs, attrs, outputs);
+    Tensor dst = self;
+    NoGradGuard guard;
+    copy_(dst, outputs[0]);
+  }
+  self.bump_version();
+  if (t_observer) t_observer->on_op(kind, inputs, attrs, {self});
+  return self;
+}
+
+}  // namespace nodeweave

@@ -1,0 +1,67 @@
+// The op table: one declaration per primitive op holds everything every consumer needs — name,
+// traits, output inference, kernels per device, gradient rule, and which tensors the gradient rule
+// reads. Eager dispatch, autograd recording, the tracer and graph passes all read this one entry.
+#pragma once
+#include <array>
+#include <vector>
+
+#include "core_framework/engine/attrs.h"
+#include "core_framework/engine/op_kind.h"
+#include "core_framework/engine/tensor.h"
+
+namespace nodeweave {
+
+enum OpTrait : uint32_t {
+  kElementwise = 1u << 0,
+  kReduce = 1u << 1,
+  kView = 1u << 2,          // outputs alias input 0; the kernel creates them
+  kDynamicShape = 1u << 3,  // output shape depends on values; the kernel allocates outputs
+  kRandom = 1u << 4,        // reads the generator: never folded or deduplicated
+  kInPlaceCapable = 1u << 5,  // elementwise with output 0 may alias input 0 (add_, mul_, ...)
+};
+
+struct TensorMeta {
+  Shape shape;
+  DType dtype;
+  Device device;
+};
+
+// Everything a gradient rule sees. Inputs/outputs not listed in OpDef::saved are undefined.
+struct GradCtx {
+  const TensorList& inputs;
+  const TensorList& outputs;
+  const TensorList& grad_outputs;  // zeros are filled in for outputs that received no gradient
+  const Attrs& attrs;
+  const std::vector<TensorMeta>& input_meta;
+  std::vector<bool> needs_input_grad;
+};
+
+using InferFn = std::vector<TensorMeta> (*)(const TensorList& inputs, const Attrs& attrs);
+using KernelFn = void (*)(const TensorList& inputs, const Attrs& attrs, TensorList& outputs);
+// Returns one gradient per input (undefined = none). Written with differentiable engine ops, so
+// create_graph=True gives higher-order gradients for free; broadcast reduction and dtype casting
+// back to each input happen once, in the autograd node, not in each rule.
+using BackwardFn = TensorList (*)(const GradCtx& ctx);
+
+constexpr uint32_t kSaveInput(int i) { return 1u << i; }
+constexpr uint32_t kSaveOutput(int i) { return 1u << (16 + i); }
+
+struct OpDef {
+  OpKind kind = OpKind::kNumOps;
+  const char* name = "";
+  uint32_t traits = 0;
+  InferFn infer = nullptr;  // null only for kView / kDynamicShape ops
+  std::array<KernelFn, 2> kernels{};  // indexed by device: [0] CPU, [1] CUDA
+  BackwardFn backward = nullptr;      // null: not differentiable
+  uint32_t saved = 0;                 // kSaveInput / kSaveOutput bits
+  // Which inputs may carry gradients (bit i); integer-valued inputs like indices never do.
+  uint32_t differentiable_inputs = ~0u;
+};
+
+// The table. Filled once, by register_all_ops(), before the first dispatch.
+const OpDef& op_def(OpKind kind);
+OpDef& mutable_op_def(OpKind kind);
+
+inline int device_slot(Device d) { return d.is_cpu() ? 0 : 1; }
+
+}  // namespace nodeweave

@@ -1,0 +1,38 @@
+// The one array ABI the framework-neutral layers (graph/, sparse/, sampling/) accept: a
+// DLPack-compatible view (data, device, dtype, shape, strides in elements). It never owns memory.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core_framework/runtime/device.h"
+#include "core_framework/runtime/dtype.h"
+
+namespace nodeweave {
+
+struct ArrayView {
+  void* data = nullptr;
+  Device device;
+  DType dtype = DType::Float32;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // in elements
+
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    return n;
+  }
+  bool is_contiguous() const {
+    int64_t expected = 1;
+    for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
+      if (shape[i] != 1 && strides[i] != expected) return false;
+      expected *= shape[i];
+    }
+    return true;
+  }
+  template <typename T>
+  T* ptr() const {
+    return static_cast<T*>(data);
+  }
+};
+
+}  // namespace nodeweave

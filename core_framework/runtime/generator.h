@@ -1,0 +1,46 @@
+// Seedable random-number generator shared by rand/randn/randint/dropout. One global default
+// generator, reseeded by manual_seed(); sequences are reproducible for a given seed and shape.
+#pragma once
+#include <cstdint>
+#include <mutex>
+#include <random>
+
+namespace nodeweave {
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed = 67280421310721ull) : engine_(seed), seed_(seed) {}
+  void manual_seed(uint64_t seed) {
+    std::lock_guard<std::mutex> lock(mu_);
+    engine_.seed(seed);
+    seed_ = seed;
+  }
+  uint64_t initial_seed() const { return seed_; }
+  // Draws a fresh 64-bit seed for a kernel that runs its own per-chunk streams.
+  uint64_t next_seed() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return engine_();
+  }
+
+ private:
+  std::mt19937_64 engine_;
+  uint64_t seed_;
+  std::mutex mu_;
+};
+
+Generator& default_generator();
+
+// Counter-based stream: the i-th draw depends only on (seed, i), so parallel chunks fill a tensor
+// identically whatever the thread count. SplitMix64 passes BigCrush and is a few instructions.
+inline uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+// Uniform double in [0, 1) from the i-th draw of stream `seed`.
+inline double uniform_at(uint64_t seed, uint64_t i) {
+  return static_cast<double>(splitmix64(seed ^ splitmix64(i)) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+}  // namespace nodeweave

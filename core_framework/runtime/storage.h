@@ -1,0 +1,37 @@
+// A reference-counted block of memory on one device. Either owned (allocated through an Allocator)
+// or borrowed from another producer (NumPy, DLPack), in which case the deleter keeps the producer
+// alive until the last tensor that views this memory is gone.
+#pragma once
+#include <functional>
+#include <memory>
+
+#include "core_framework/runtime/allocator.h"
+
+namespace nodeweave {
+
+class Storage {
+ public:
+  // Allocates nbytes on `device`.
+  Storage(size_t nbytes, Device device);
+  // Wraps external memory; `deleter` runs when the storage dies.
+  Storage(void* data, size_t nbytes, Device device, std::function<void()> deleter);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+  bool owned() const { return allocator_ != nullptr; }
+
+ private:
+  void* data_;
+  size_t nbytes_;
+  Device device_;
+  Allocator* allocator_ = nullptr;
+  std::function<void()> deleter_;
+};
+
+using StoragePtr = std::shared_ptr<Storage>;
+
+}  // namespace nodeweave
