@@ -174,3 +174,21 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Devic
 }
 
 }  // namespace nodeweave
+
+namespace nodeweave {
+
+Tensor randperm(int64_t n, DType dtype, Device device) {
+  NW_CHECK(n >= 0, ValueError, "randperm: n must be non-negative, got ", n);
+  NW_CHECK(dtype == DType::Int64 || dtype == DType::Int32 || is_floating(dtype), TypeError,
+           "randperm: unsupported dtype ", dtype_name(dtype));
+  std::vector<int64_t> perm(n);
+  for (int64_t i = 0; i < n; ++i) perm[i] = i;
+  uint64_t seed = default_generator().next_seed();
+  for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
+    int64_t j = static_cast<int64_t>(splitmix64(seed ^ splitmix64(i)) % static_cast<uint64_t>(i + 1));
+    std::swap(perm[i], perm[j]);
+  }
+  return generate({n}, dtype, device, "randperm", [&](int64_t i) { return static_cast<double>(perm[i]); });
+}
+
+}  // namespace nodeweave

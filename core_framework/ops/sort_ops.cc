@@ -1,0 +1,5 @@
+// sort ops (being written).
+#include "core_framework/engine/op_registry.h"
+namespace nodeweave {
+void register_sort_ops() {}
+}  // namespace nodeweave

@@ -1,0 +1,5 @@
+// Bindings (being written).
+#include "py_convert.h"
+namespace nodeweave::py {
+void bind_optim(pyb::module_&) {}
+}  // namespace nodeweave::py
