@@ -22,10 +22,10 @@ def _default_dtype_for(arr: np.ndarray, data: Any) -> str:
     if kind == "b":
         return "bool"
     if kind in "iu":
-        return arr.dtype.name if isinstance(data, np.ndarray) and arr.dtype.name in _NP_FROM else "int64"
+        return arr.dtype.name if isinstance(data, (np.ndarray, np.generic)) and arr.dtype.name in _NP_FROM else "int64"
     if kind == "f":
         # Python floats become float32 (PyTorch's default); NumPy arrays keep their precision.
-        return arr.dtype.name if isinstance(data, np.ndarray) else "float32"
+        return arr.dtype.name if isinstance(data, (np.ndarray, np.generic)) else "float32"
     raise TypeError(f"tensor(): can't convert data of NumPy dtype {arr.dtype} to a tensor")
 
 

@@ -104,8 +104,8 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
             raise TypeError(f"gradcheck: input {i} is {inputs[i].dtype.name}; use float64 for finite differences")
 
     def run(args) -> np.ndarray:
-        with no_grad():
-            out = fn(*args)
+        # Grad mode stays on: fn may itself differentiate (gradcheck of a gradient).
+        out = fn(*args)
         outs = out if isinstance(out, (tuple, list)) else (out,)
         return np.concatenate([np.asarray(o.detach().numpy(), dtype=np.float64).ravel() for o in outs])
 
@@ -136,7 +136,7 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
                 pert = base.copy().ravel()
                 pert[j] += sign * eps
                 args = list(inputs)
-                args[i] = _C.from_numpy(pert.reshape(base.shape))
+                args[i] = _C.from_numpy(pert.reshape(base.shape)).requires_grad_(True)
                 numeric[:, j] += sign * run(args)
             numeric[:, j] /= 2 * eps
         if not np.allclose(analytic[i], numeric, atol=atol, rtol=rtol):

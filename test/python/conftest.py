@@ -1,0 +1,26 @@
+"""Shared pytest fixtures: a seeded NumPy generator and a helper for non-contiguous views."""
+
+import numpy as np
+import pytest
+
+import nodeweave.core as nc
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    nc.manual_seed(0)
+    return np.random.default_rng(0)
+
+
+def noncontig(arr: np.ndarray) -> "nc.Tensor":
+    """A nodeweave tensor with the values of `arr` whose memory is not contiguous.
+
+    2-D and larger: a transposed view of a copy; 1-D: every other element of a doubled array.
+    """
+    if arr.ndim >= 2:
+        view = nc.tensor(np.ascontiguousarray(np.swapaxes(arr, 0, -1))).transpose(0, -1)
+    else:
+        view = nc._C._slice(nc.tensor(np.repeat(arr, 2)), 0, 0, 2 * arr.size, 2)
+    assert arr.size <= 1 or not view.is_contiguous()
+    np.testing.assert_array_equal(view.numpy(), arr)
+    return view
