@@ -21,6 +21,10 @@ void Node::add_pre_hook(uint32_t output_nr, int64_t id, std::function<Tensor(con
   pre_hooks_.push_back(PreHook{output_nr, id, std::move(fn)});
 }
 
+void Node::add_retain_grad_hook(uint32_t output_nr, std::function<Tensor(const Tensor&)> fn) {
+  retain_hooks_.push_back(PreHook{output_nr, -1, std::move(fn)});
+}
+
 void Node::remove_pre_hook(int64_t id) {
   for (auto it = pre_hooks_.begin(); it != pre_hooks_.end(); ++it) {
     if (it->id == id) {
@@ -31,11 +35,13 @@ void Node::remove_pre_hook(int64_t id) {
 }
 
 void Node::run_pre_hooks(TensorList& grads) {
-  for (PreHook& h : pre_hooks_) {
-    Tensor& g = grads[h.output_nr];
-    if (!g.defined()) continue;
-    Tensor r = h.fn(g);
-    if (r.defined()) g = r;
+  for (auto* hooks : {&pre_hooks_, &retain_hooks_}) {
+    for (PreHook& h : *hooks) {
+      Tensor& g = grads[h.output_nr];
+      if (!g.defined()) continue;
+      Tensor r = h.fn(g);
+      if (r.defined()) g = r;
+    }
   }
 }
 

@@ -34,6 +34,7 @@ class Node : public std::enable_shared_from_this<Node> {
 
   // Hooks on the gradient flowing into output `output_nr`, run before apply().
   void add_pre_hook(uint32_t output_nr, int64_t id, std::function<Tensor(const Tensor&)> fn);
+  void add_retain_grad_hook(uint32_t output_nr, std::function<Tensor(const Tensor&)> fn);
   void remove_pre_hook(int64_t id);
   void run_pre_hooks(TensorList& grads);
 
@@ -48,6 +49,8 @@ class Node : public std::enable_shared_from_this<Node> {
   };
   uint64_t seq_;
   std::vector<PreHook> pre_hooks_;
+  // retain_grad() hooks run after user hooks, so .grad shows the gradient the hooks produced.
+  std::vector<PreHook> retain_hooks_;
 };
 
 // A tensor kept for the backward pass, with the version it had when saved.

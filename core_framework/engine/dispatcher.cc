@@ -142,7 +142,10 @@ Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others, co
     // Compute out of place, then take over the result's data and history. The op's saved copy
     // of `self` is the pre-write value, so the gradient rule still reads what it should.
     Tensor before = clone(self);
-    inputs[0] = before;
+    // Every alias of self among the operands (x.mul_(x)) must read the pre-write value too.
+    for (Tensor& t : inputs) {
+      if (t.defined() && t.is_same(self)) t = before;
+    }
     Tensor result = dispatch1(kind, inputs, attrs);
     {
       NoGradGuard guard;

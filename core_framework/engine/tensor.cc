@@ -126,7 +126,7 @@ void Tensor::retain_grad() const {
   if (is_leaf() || impl_->retains_grad) return;
   impl_->retains_grad = true;
   std::weak_ptr<TensorImpl> weak = impl_;
-  impl_->grad_fn->add_pre_hook(impl_->output_nr, -1, [weak](const Tensor& g) {
+  impl_->grad_fn->add_retain_grad_hook(impl_->output_nr, [weak](const Tensor& g) {
     if (auto self = weak.lock()) {
       // Accumulate like a leaf: a retained grad sums over repeated backward calls.
       self->grad = self->grad.defined() ? add_tensors(self->grad, g.detach()) : g.detach();

@@ -17,7 +17,8 @@ IntList normalize_dims(const IntList& dims, int64_t ndim, const char* op) {
     for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
     return out;
   }
-  for (int64_t d : dims) out.push_back(wrap_dim(d, ndim, op));
+  const std::string what = str_cat(op, ": dim");
+  for (int64_t d : dims) out.push_back(wrap_dim(d, ndim, what.c_str()));
   std::sort(out.begin(), out.end());
   NW_CHECK(std::adjacent_find(out.begin(), out.end()) == out.end(), ValueError, op,
            ": dim appears more than once in ", shape_str(dims));
