@@ -44,6 +44,21 @@ std::vector<TensorMeta> sum_infer(const TensorList& in, const Attrs& a) {
   return {TensorMeta{reduced_shape(in[0].shape(), dims, a.b(1)), a.dtype(2), in[0].device()}};
 }
 
+// Sum of x[0..n) with 16 independent accumulators: the compiler keeps them in vector registers
+// without needing permission to reassociate, and the split also bounds rounding error growth.
+template <typename T>
+T sum_lanes(const T* x, int64_t n) {
+  constexpr int kLanes = 16;
+  T lanes[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) lanes[k] += x[i + k];
+  T acc = 0;
+  for (; i < n; ++i) acc += x[i];
+  for (int k = 0; k < kLanes; ++k) acc += lanes[k];
+  return acc;
+}
+
 template <typename T>
 void sum_ori(const T* x, T* out, int64_t O, int64_t R, int64_t I) {
   if (I == 1) {
@@ -52,10 +67,7 @@ void sum_ori(const T* x, T* out, int64_t O, int64_t R, int64_t I) {
       int nt = get_num_threads();
       std::vector<T> partial(std::max(nt, 1) * 8, T(0));
       parallel_for(0, R, kGrainSize, [&](int64_t b, int64_t e) {
-        T acc = 0;
-#pragma omp simd reduction(+ : acc)
-        for (int64_t r = b; r < e; ++r) acc += x[r];
-        partial[(omp_in_parallel() ? omp_get_thread_num() : 0) * 8] = acc;
+        partial[(omp_in_parallel() ? omp_get_thread_num() : 0) * 8] = sum_lanes(x + b, e - b);
       });
       T total = 0;
       for (int t = 0; t < nt; ++t) total += partial[t * 8];
@@ -64,11 +76,7 @@ void sum_ori(const T* x, T* out, int64_t O, int64_t R, int64_t I) {
     }
     parallel_for(0, O, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(R, 1)), [&](int64_t b, int64_t e) {
       for (int64_t o = b; o < e; ++o) {
-        const T* row = x + o * R;
-        T acc = 0;
-#pragma omp simd reduction(+ : acc)
-        for (int64_t r = 0; r < R; ++r) acc += row[r];
-        out[o] = acc;
+        out[o] = sum_lanes(x + o * R, R);
       }
     });
     return;

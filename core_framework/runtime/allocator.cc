@@ -1,6 +1,8 @@
 #include "core_framework/runtime/allocator.h"
 
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -11,25 +13,76 @@ namespace nodeweave {
 
 namespace {
 
+// Large blocks are kept in a size-keyed cache after free: a training step allocates the same
+// large activations every iteration, and handing back fresh mmap'ed memory each time costs a page
+// fault per 4 KiB on first touch (measured: out-of-place add over 2^24 floats ran at under 40% of
+// memory bandwidth without the cache). Small blocks go straight to malloc, which already pools them.
 class CpuAllocator final : public Allocator {
  public:
+  static constexpr size_t kCacheMin = size_t{1} << 20;  // cache blocks of 1 MiB and more
+  static constexpr size_t kPage = 4096;
+
+  CpuAllocator() {
+    const char* env = std::getenv("NODEWEAVE_CPU_CACHE_BYTES");
+    cache_limit_ = env ? static_cast<size_t>(std::strtoull(env, nullptr, 10)) : (size_t{2} << 30);
+  }
+  ~CpuAllocator() override { empty_cache(); }
+
   void* allocate(size_t nbytes) override {
-    if (nbytes == 0) nbytes = 1;  // a unique, freeable pointer even for empty tensors
-    size_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
-    void* p = std::aligned_alloc(kCpuAlignment, rounded);
+    size_t rounded = round(nbytes);
+    if (rounded >= kCacheMin) {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = free_.find(rounded);
+      if (it != free_.end()) {
+        void* p = it->second;
+        free_.erase(it);
+        cached_ -= rounded;
+        in_use_ += rounded;
+        return p;
+      }
+    }
+    void* p = std::aligned_alloc(rounded >= kCacheMin ? kPage : kCpuAlignment, rounded);
+    if (!p && rounded >= kCacheMin) {  // out of memory: give the cache back and retry once
+      empty_cache();
+      p = std::aligned_alloc(kPage, rounded);
+    }
     if (!p) throw std::runtime_error(str_cat("out of CPU memory allocating ", nbytes, " bytes"));
     in_use_ += rounded;
     return p;
   }
   void deallocate(void* ptr, size_t nbytes) override {
-    if (nbytes == 0) nbytes = 1;
-    in_use_ -= (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
+    size_t rounded = round(nbytes);
+    in_use_ -= rounded;
+    if (rounded >= kCacheMin) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (cached_ + rounded <= cache_limit_) {
+        free_.emplace(rounded, ptr);
+        cached_ += rounded;
+        return;
+      }
+    }
     std::free(ptr);
   }
   size_t bytes_in_use() const override { return in_use_.load(); }
+  size_t bytes_cached() const override { return cached_.load(); }
+  void empty_cache() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& kv : free_) std::free(kv.second);
+    free_.clear();
+    cached_ = 0;
+  }
 
  private:
+  static size_t round(size_t nbytes) {
+    if (nbytes == 0) nbytes = 1;  // a unique, freeable pointer even for empty tensors
+    size_t unit = nbytes >= kCacheMin ? kPage : kCpuAlignment;
+    return (nbytes + unit - 1) / unit * unit;
+  }
   std::atomic<size_t> in_use_{0};
+  std::atomic<size_t> cached_{0};
+  size_t cache_limit_;
+  std::mutex mu_;
+  std::multimap<size_t, void*> free_;
 };
 
 CudaHooks& cuda_hooks() {
@@ -40,7 +93,9 @@ CudaHooks& cuda_hooks() {
 }  // namespace
 
 Allocator* get_allocator(Device device) {
-  static CpuAllocator cpu;
+  // Never destroyed: storages freed during interpreter shutdown may still call into it.
+  static CpuAllocator* cpu_ptr = new CpuAllocator();
+  CpuAllocator& cpu = *cpu_ptr;
   if (device.is_cpu()) return &cpu;
   if (!cuda_hooks().allocator)
     throw std::runtime_error(str_cat("device ", device.str(),
