@@ -101,7 +101,7 @@ void OpNode::release_variables() {
   released_ = true;
 }
 
-std::string OpNode::name() const { return std::string(def_.name) + "Backward"; }
+std::string OpNode::name() const { return std::string(op_name(def_.kind)) + "Backward"; }
 
 TensorList OpNode::apply(TensorList&& grads) {
   auto self = shared_from_this();

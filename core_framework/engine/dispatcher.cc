@@ -1,6 +1,8 @@
 // The single dispatcher every primitive op goes through: validate devices, infer and allocate
 // outputs, run the device kernel, record autograd, report to the tracer.
+#include <cctype>
 #include <mutex>
+#include <string>
 
 #include "core_framework/autograd/grad_mode.h"
 #include "core_framework/autograd/node.h"
@@ -26,12 +28,29 @@ const char* const kOpNames[] = {
 
 thread_local DispatchObserver* t_observer = nullptr;
 
+// "LogSoftmax" -> "log_softmax": error messages name ops the way Python users call them.
+std::string snake_case(const char* camel) {
+  std::string out;
+  for (const char* c = camel; *c; ++c) {
+    if (std::isupper(static_cast<unsigned char>(*c))) {
+      if (!out.empty()) out += '_';
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
+    } else {
+      out += *c;
+    }
+  }
+  return out;
+}
+
 void ensure_registered() {
   static std::once_flag once;
   std::call_once(once, [] {
+    static std::vector<std::string> names;
+    names.reserve(kNumOps);
+    for (int i = 0; i < kNumOps; ++i) names.push_back(snake_case(kOpNames[i]));
     for (int i = 0; i < kNumOps; ++i) {
       table()[i].kind = static_cast<OpKind>(i);
-      table()[i].name = kOpNames[i];
+      table()[i].name = names[i].c_str();
     }
     register_all_ops();
   });

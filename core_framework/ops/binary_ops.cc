@@ -36,7 +36,7 @@ DType compute_dtype(OpKind k, const Tensor& a, const Tensor& b) {
 
 template <OpKind K>
 std::vector<TensorMeta> binary_infer(const TensorList& in, const Attrs&) {
-  Shape s = broadcast_shapes(in[0].shape(), in[1].shape(), op_name(K));
+  Shape s = broadcast_shapes(in[0].shape(), in[1].shape(), op_def(K).name);
   DType d = compute_dtype(K, in[0], in[1]);
   BinKind bk = bin_kind(K);
   DType out = (bk == BinKind::Compare || bk == BinKind::Logical) ? DType::Bool : d;
@@ -101,7 +101,7 @@ void binary_cpu(const TensorList& in, const Attrs&, TensorList& out) {
   if (K == OpKind::Div && is_integral(cd)) {
     throw std::logic_error("integer division reached the kernel");
   }
-  NW_DISPATCH_ALL(cd, op_name(K), {
+  NW_DISPATCH_ALL(cd, op_def(K).name, {
     using R = decltype(BinFn<K, scalar_t>()(scalar_t(), scalar_t()));
     if constexpr (std::is_same_v<R, bool>) {
       elementwise_kernel<bool, scalar_t, scalar_t>(target, {a, b}, BinFn<K, scalar_t>());
