@@ -23,6 +23,7 @@ Device Tensor::device() const { require_defined(impl()); return impl_->storage->
 const StoragePtr& Tensor::storage() const { require_defined(impl()); return impl_->storage; }
 
 bool Tensor::is_contiguous() const {
+  if (numel() == 0) return true;  // no element to lay out: every empty tensor counts as contiguous
   int64_t expected = 1;
   const Shape& sh = shape();
   const Shape& st = strides();

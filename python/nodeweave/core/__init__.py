@@ -12,6 +12,9 @@ from nodeweave import _C
 from nodeweave._C import *  # noqa: F401,F403
 from nodeweave._C import Tensor, dtype, device  # noqa: F401
 
+# Show dtypes as users write them (pybind11's enum repr would print "<dtype.float32: 7>").
+_C.dtype.__repr__ = _C.dtype.__str__ = lambda self: f"nodeweave.core.{self.name}"
+
 bool = _C.dtype.bool  # noqa: A001 - mirrors torch.bool
 uint8 = _C.dtype.uint8
 int8 = _C.dtype.int8
@@ -26,3 +29,7 @@ half, float, double, long, int = float16, float32, float64, int64, int32  # noqa
 from nodeweave.core._tensor import tensor, as_tensor, from_numpy, arange  # noqa: E402,F401
 from nodeweave.core import autograd  # noqa: E402,F401
 from nodeweave.core.autograd import no_grad, enable_grad, set_grad_enabled  # noqa: E402,F401
+from nodeweave._C import from_dlpack  # noqa: E402,F401
+from nodeweave.core import cuda  # noqa: E402,F401
+from nodeweave.core import nn, optim  # noqa: E402,F401
+from nodeweave.core.serialization import save, load  # noqa: E402,F401
