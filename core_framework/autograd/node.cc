@@ -85,7 +85,7 @@ OpNode::OpNode(const OpDef& def, Attrs attrs, const TensorList& inputs, const Te
   saved_inputs_.resize(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = inputs[i];
-    bool diff = (def.differentiable_inputs >> i) & 1u;
+    bool diff = input_differentiable(def, i);
     next_edges_.push_back(diff && t.defined() && t.requires_grad() ? gradient_edge(t) : Edge{});
     input_meta_.push_back(t.defined() ? TensorMeta{t.shape(), t.dtype(), t.device()}
                                       : TensorMeta{{}, DType::Float32, Device{}});
@@ -174,7 +174,7 @@ void record_autograd(const OpDef& def, const Attrs& attrs, const TensorList& inp
                      TensorList& outputs) {
   bool any = false;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (((def.differentiable_inputs >> i) & 1u) && inputs[i].defined() && inputs[i].requires_grad()) {
+    if (input_differentiable(def, i) && inputs[i].defined() && inputs[i].requires_grad()) {
       any = true;
       break;
     }

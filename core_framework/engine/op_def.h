@@ -58,6 +58,11 @@ struct OpDef {
   uint32_t differentiable_inputs = ~0u;
 };
 
+// Variadic ops (cat) may take more inputs than the mask has bits: those follow the last bit.
+inline bool input_differentiable(const OpDef& def, size_t i) {
+  return ((def.differentiable_inputs >> (i < 31 ? i : 31)) & 1u) != 0;
+}
+
 // The table. Filled once, by register_all_ops(), before the first dispatch.
 const OpDef& op_def(OpKind kind);
 OpDef& mutable_op_def(OpKind kind);
