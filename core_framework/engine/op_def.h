@@ -17,7 +17,9 @@ enum OpTrait : uint32_t {
   kView = 1u << 2,          // outputs alias input 0; the kernel creates them
   kDynamicShape = 1u << 3,  // output shape depends on values; the kernel allocates outputs
   kRandom = 1u << 4,        // reads the generator: never folded or deduplicated
-  kInPlaceCapable = 1u << 5,  // elementwise with output 0 may alias input 0 (add_, mul_, ...)
+  // Output 0 may be written into input 0 (add_, mul_, index_add_, masked_fill_, ...). Not only
+  // elementwise ops carry it: fusion passes must test kElementwise.
+  kInPlaceCapable = 1u << 5,
 };
 
 struct TensorMeta {

@@ -29,9 +29,7 @@ namespace nodeweave {
   X(IndexSelect) X(IndexAdd) X(IndexCopy) X(Gather) X(Scatter) X(ScatterAdd) X(MaskedFill)     \
   X(MaskedSelect) X(Nonzero)                                                                   \
   /* sorting, random, misc */                                                                  \
-  X(Sort) X(TopK) X(OneHot) X(BernoulliMask)                                                   \
-  /* gather / scatter-add along one dim: the gradients of sort, topk, max, nll_loss */         \
-  X(TakeAlong) X(PutAlong)
+  X(Sort) X(TopK) X(OneHot) X(BernoulliMask)
 
 enum class OpKind : uint16_t {
 #define NW_OP_ENUM(name) name,

@@ -1,5 +1,5 @@
 // Loss functions as composites of primitives, so autograd and the tracer see only table ops.
-// Class-index losses pick log-probabilities with TakeAlong (one read per sample, gradient by
+// Class-index losses pick log-probabilities with take_along (gather) (one read per sample, gradient by
 // scatter-add) instead of one-hot masks, keeping them linear in the batch for any class count.
 #include <cmath>
 

@@ -1,6 +1,6 @@
 // Sorting along one dim: the primitives Sort (always stable) and TopK, and argsort. NaN sorts as
 // the largest value, as in PyTorch. Both gradients place the incoming gradient back at the source
-// positions with PutAlong, in linear time.
+// positions with put_along (scatter_add), in linear time.
 #include <algorithm>
 #include <vector>
 
@@ -155,7 +155,6 @@ void register_sort_ops() {
   define_op(OpKind::Sort, 0, sort_infer, sort_cpu, sort_bw, saved);
   define_op(OpKind::TopK, 0, topk_infer, topk_cpu, topk_bw, saved);
   // The gather / scatter-add pair these gradients use lives beside them.
-  register_along_ops();
 }
 
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
