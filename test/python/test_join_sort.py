@@ -8,20 +8,9 @@ import torch
 
 import nodeweave.core as nc
 from nodeweave.core.autograd import gradcheck
+from torch_ref import nw, arr, th
 
 RNG = np.random.default_rng(2)
-
-
-def nw(a, requires_grad=False):
-    return nc.tensor(np.ascontiguousarray(a), requires_grad=requires_grad)
-
-
-def arr(t):
-    return t.detach().numpy()
-
-
-def th(a):
-    return torch.from_numpy(np.ascontiguousarray(a))
 
 
 def same(got, want, rtol=0, atol=0):

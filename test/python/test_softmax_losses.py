@@ -9,28 +9,9 @@ import torch.nn.functional as F
 
 import nodeweave.core as nc
 from nodeweave.core.autograd import gradcheck
+from torch_ref import nw, arr, th, same
 
 RNG = np.random.default_rng(1)
-
-
-def nw(a, requires_grad=False):
-    return nc.tensor(np.ascontiguousarray(a), requires_grad=requires_grad)
-
-
-def arr(t):
-    return t.detach().numpy()
-
-
-def th(a):
-    return torch.from_numpy(np.ascontiguousarray(a))
-
-
-def same(got, want, rtol=1e-6, atol=1e-6):
-    want = want.detach()
-    assert got.shape == tuple(want.shape)
-    assert got.dtype.name == str(want.dtype).replace("torch.", "")
-    np.testing.assert_allclose(arr(got).astype(np.float64), want.numpy().astype(np.float64),
-                               rtol=rtol, atol=atol, equal_nan=True)
 
 
 def gradgradcheck(fn, *xs):
