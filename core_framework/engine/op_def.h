@@ -45,8 +45,9 @@ using KernelFn = void (*)(const TensorList& inputs, const Attrs& attrs, TensorLi
 // back to each input happen once, in the autograd node, not in each rule.
 using BackwardFn = TensorList (*)(const GradCtx& ctx);
 
-constexpr uint32_t kSaveInput(int i) { return 1u << i; }
-constexpr uint32_t kSaveOutput(int i) { return 1u << (16 + i); }
+// Bits 0-15 of OpDef::saved name inputs, bits 16-31 outputs; variadic ops past 16 inputs save none.
+constexpr uint32_t kSaveInput(int i) { return i < 16 ? 1u << i : 0u; }
+constexpr uint32_t kSaveOutput(int i) { return i < 16 ? 1u << (16 + i) : 0u; }
 
 struct OpDef {
   OpKind kind = OpKind::kNumOps;
