@@ -420,6 +420,32 @@ void tensor_index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const
     copy_(target, value_for(src, target.shape()));
     return;
   }
+  const TensorIndex& first = indices[0];
+  if (indices.size() == 1 && first.kind == Kind::Tensor && first.tensor.dim() == 1 &&
+      first.tensor.dtype() != DType::Bool && x.dim() >= 1) {
+    // x[idx] = v, the common form: whole rows through IndexCopy, a dispatched op (tracer-visible).
+    const int64_t n = x.size(0);
+    Tensor idx = first.tensor;
+    NW_CHECK(idx.numel() == 0 || (amin(idx).item() >= -n && amax(idx).item() < n), IndexError,
+             "__setitem__: index ", (amin(idx).item() < -n ? amin(idx).item() : amax(idx).item()),
+             " is out of bounds for dimension 0 with size ", n);
+    idx = where(lt(idx, scalar_tensor(0, idx.dtype())), add(idx, scalar_tensor(n, idx.dtype())), idx);
+    Shape rows = x.shape();
+    rows[0] = idx.size(0);
+    Tensor v = expand(as_dtype(value_for(value, rows), x.dtype()), rows);
+    if (v.storage() == x.storage()) v = clone(v);  // never read what is being written
+    index_copy_(x, 0, idx, v);
+    return;
+  }
+  if (x.is_contiguous()) {
+    // Through the dispatcher (IndexCopy in place on a flat view), so a tracer records the write.
+    Tensor pos = selection_positions(plan_selection(x, indices, /*logical=*/true));
+    Tensor v = expand(value_for(value, pos.shape()), pos.shape());
+    if (v.storage() == x.storage()) v = clone(v);  // never read what is being written
+    Tensor flat = view(x, {-1});
+    index_copy_(flat, 0, reshape(pos, {-1}), reshape(as_dtype(v, x.dtype()), {-1}));
+    return;
+  }
   const Selection sel = plan_selection(x, indices, /*logical=*/false);
   Tensor v = value_for(value, sel.shape);
   if (v.dtype() != x.dtype() ||
