@@ -89,6 +89,57 @@ inline std::tuple<const In*...> offset_ptrs(const std::array<const void*, sizeof
   return std::make_tuple((static_cast<const In*>(base[I]) + off[I])...);
 }
 
+// True when some operand walks its two innermost loop dims in swapped order (a transpose): a flat
+// loop would then touch a new cache line per element of that operand.
+template <int N>
+bool wants_tiles(const LoopGeometry<N>& g) {
+  if (g.ndim < 2) return false;
+  const int a = g.ndim - 2, b = g.ndim - 1;
+  if (g.shape[a] < 8 || g.shape[b] < 8) return false;
+  for (int k = 0; k < N; ++k) {
+    if (g.strides[k][a] == 1 && g.strides[k][b] > 1) return true;
+  }
+  return false;
+}
+
+// The two innermost dims in kTile x kTile blocks: every cache line an operand brings in is used
+// for a whole tile before it is evicted, whichever of the two dims that operand is contiguous in.
+template <typename Out, typename... In, typename F>
+void run_tiled(const LoopGeometry<1 + sizeof...(In)>& g, Out* out_base,
+               const std::array<const void*, sizeof...(In)>& in_base, const F& f) {
+  constexpr int N = 1 + sizeof...(In);
+  constexpr int64_t kTile = 32;
+  const int a = g.ndim - 2, b = g.ndim - 1;
+  const int64_t R = g.shape[a], C = g.shape[b];
+  const int64_t outer = g.numel / (R * C);
+  const int64_t row_tiles = (R + kTile - 1) / kTile;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / (kTile * C));
+  parallel_for(0, outer * row_tiles, grain, [&](int64_t lo, int64_t hi) {
+    for (int64_t t = lo; t < hi; ++t) {
+      int64_t o = t / row_tiles, i0 = (t % row_tiles) * kTile;
+      std::array<int64_t, N> base{};
+      for (int d = a - 1; d >= 0; --d) {  // unravel the outer index over the leading dims
+        int64_t idx = o % g.shape[d];
+        o /= g.shape[d];
+        for (int k = 0; k < N; ++k) base[k] += idx * g.strides[k][d];
+      }
+      std::array<int64_t, sizeof...(In)> is;
+      for (size_t k = 0; k < sizeof...(In); ++k) is[k] = g.strides[k + 1][b];
+      const int64_t i1 = std::min(R, i0 + kTile);
+      for (int64_t j0 = 0; j0 < C; j0 += kTile) {
+        const int64_t n = std::min(kTile, C - j0);
+        for (int64_t i = i0; i < i1; ++i) {
+          std::array<int64_t, N> off;
+          for (int k = 0; k < N; ++k) off[k] = base[k] + i * g.strides[k][a] + j0 * g.strides[k][b];
+          auto ptrs = offset_ptrs<In...>(in_base, off.data() + 1, std::index_sequence_for<In...>{});
+          run_inner<Out, In...>(out_base + off[0], g.strides[0][b], ptrs, is, n, f,
+                                std::index_sequence_for<In...>{});
+        }
+      }
+    }
+  });
+}
+
 }  // namespace detail
 
 // out[...] = f(in0[...], in1[...], ...) over out's shape; each input is broadcast to it.
@@ -136,6 +187,10 @@ void elementwise_kernel(const Tensor& out, const std::array<Tensor, sizeof...(In
     }
   };
   (void)outer;
+  if (detail::wants_tiles<N>(g)) {
+    detail::run_tiled<Out, In...>(g, out_base, in_base, f);
+    return;
+  }
   parallel_for(0, g.numel, kGrainSize, body);
 }
 

@@ -273,3 +273,21 @@ def test_bad_operand_types():
         nc.clamp(nc.ones(2))
     with pytest.raises(ValueError, match="approximate"):
         nc.gelu(nc.ones(2), approximate="fast")
+
+
+@pytest.mark.parametrize("shape", [(8, 8), (33, 70), (3, 65, 40), (2, 3, 31, 97)])
+def test_transposed_operands_take_the_tiled_path_correctly(shape, rng):
+    a = rng.standard_normal(shape).astype(np.float32)
+    b = rng.standard_normal(shape[-1:]).astype(np.float32)  # broadcast along the tiled dims too
+    x = nc.tensor(a)
+    perm = list(range(len(shape) - 2)) + [len(shape) - 1, len(shape) - 2]
+    xt = x.permute(*perm)
+    at = a.transpose(perm)
+    np.testing.assert_array_equal(xt.contiguous().numpy(), at)
+    np.testing.assert_allclose((xt * 2.0 + nc.tensor(b[: at.shape[-1]] if at.shape[-1] <= b.size else
+                                                      np.resize(b, at.shape[-1]))).numpy(),
+                               at * 2.0 + np.resize(b, at.shape[-1]), rtol=1e-6)
+    # output written through a transposed view
+    out = nc.zeros(*at.shape).permute(*perm)
+    out.copy_(x)
+    np.testing.assert_array_equal(out.numpy(), a)
