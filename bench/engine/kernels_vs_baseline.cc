@@ -1,6 +1,7 @@
 // Engine kernels against their baselines, measured in the same run:
 //   (b) 1024^3 float32 matmul through the engine vs calling OpenBLAS cblas_sgemm directly;
-//   (c) add, mul and sum over 2^24 floats in GB/s vs a STREAM-style copy loop (and triad, for reference).
+//   (c) add, mul and sum over 2^24 floats in GB/s vs a STREAM-style copy loop (and triad, for
+//   reference).
 // Prints the median of several repetitions. Usage: bench_engine_kernels [threads]
 #include <cblas.h>
 #include <omp.h>
@@ -39,7 +40,8 @@ void stream_copy(float* __restrict dst, const float* __restrict src, int64_t n) 
 #pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
 }
-void stream_triad(float* __restrict a, const float* __restrict b, const float* __restrict c, int64_t n) {
+void stream_triad(float* __restrict a, const float* __restrict b, const float* __restrict c,
+                  int64_t n) {
 #pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
 }
@@ -63,18 +65,21 @@ int main(int argc, char** argv) {
   Tensor c;
   double t_nw = median_seconds(7, [&] { c = mm(a, b); });
   double flops = 2.0 * N * N * N;
-  std::printf("matmul 1024^3 f32: nodeweave %.2f ms (%.1f GFLOP/s), OpenBLAS sgemm %.2f ms (%.1f GFLOP/s), "
-              "ratio nodeweave/sgemm time %.3f\n",
-              t_nw * 1e3, flops / t_nw / 1e9, t_blas * 1e3, flops / t_blas / 1e9, t_nw / t_blas);
+  std::printf(
+      "matmul 1024^3 f32: nodeweave %.2f ms (%.1f GFLOP/s), OpenBLAS sgemm %.2f ms (%.1f GFLOP/s), "
+      "ratio nodeweave/sgemm time %.3f\n",
+      t_nw * 1e3, flops / t_nw / 1e9, t_blas * 1e3, flops / t_blas / 1e9, t_nw / t_blas);
 
   // (c) bandwidth
   const int64_t n = int64_t{1} << 24;
   Tensor x = randn({n}), y = randn({n}), out = empty({n});
   const double bytes_copy = 2.0 * n * 4, bytes_binary = 3.0 * n * 4, bytes_sum = 1.0 * n * 4;
   double t_copy = median_seconds(15, [&] { stream_copy(out.data<float>(), x.data<float>(), n); });
-  double t_triad = median_seconds(15, [&] { stream_triad(out.data<float>(), x.data<float>(), y.data<float>(), n); });
+  double t_triad = median_seconds(
+      15, [&] { stream_triad(out.data<float>(), x.data<float>(), y.data<float>(), n); });
   double bw_copy = bytes_copy / t_copy / 1e9;
-  std::printf("STREAM-style copy: %.2f GB/s; triad: %.2f GB/s\n", bw_copy, bytes_binary / t_triad / 1e9);
+  std::printf("STREAM-style copy: %.2f GB/s; triad: %.2f GB/s\n", bw_copy,
+              bytes_binary / t_triad / 1e9);
   struct Case {
     const char* name;
     double bytes;

@@ -23,13 +23,13 @@ struct Capture {
 
 // Validates roots and builds their initial gradients (ones for scalars).
 TensorList root_grads(const TensorList& roots, const TensorList& grad_roots) {
-  NW_CHECK(grad_roots.empty() || grad_roots.size() == roots.size(), ValueError,
-           "backward: got ", roots.size(), " tensors but ", grad_roots.size(), " gradients");
+  NW_CHECK(grad_roots.empty() || grad_roots.size() == roots.size(), ValueError, "backward: got ",
+           roots.size(), " tensors but ", grad_roots.size(), " gradients");
   TensorList out(roots.size());
   for (size_t i = 0; i < roots.size(); ++i) {
     const Tensor& r = roots[i];
-    NW_CHECK(r.requires_grad(), std::runtime_error,
-             "element ", i, " of tensors does not require grad and does not have a grad_fn");
+    NW_CHECK(r.requires_grad(), std::runtime_error, "element ", i,
+             " of tensors does not require grad and does not have a grad_fn");
     Tensor g = grad_roots.empty() ? Tensor() : grad_roots[i];
     if (!g.defined()) {
       NW_CHECK(r.numel() == 1, std::runtime_error,
@@ -164,8 +164,8 @@ TensorList grad(const TensorList& roots, const TensorList& inputs, const TensorL
     Edge e = gradient_edge(inputs[i]);
     captures.push_back(Capture{e.fn.get(), e.input_nr});
   }
-  TensorList result = run_backward(roots, grad_roots, retain_graph || create_graph, create_graph,
-                                   &captures);
+  TensorList result =
+      run_backward(roots, grad_roots, retain_graph || create_graph, create_graph, &captures);
   for (size_t i = 0; i < result.size(); ++i) {
     NW_CHECK(result[i].defined() || allow_unused, std::runtime_error, "grad: input ", i,
              " was not used in the graph; pass allow_unused=True if this is intended");

@@ -12,7 +12,9 @@ class GradMode {
 // RAII guard: sets grad mode for a scope and restores the previous value.
 class AutoGradMode {
  public:
-  explicit AutoGradMode(bool enabled) : prev_(GradMode::is_enabled()) { GradMode::set_enabled(enabled); }
+  explicit AutoGradMode(bool enabled) : prev_(GradMode::is_enabled()) {
+    GradMode::set_enabled(enabled);
+  }
   ~AutoGradMode() { GradMode::set_enabled(prev_); }
   AutoGradMode(const AutoGradMode&) = delete;
   AutoGradMode& operator=(const AutoGradMode&) = delete;

@@ -64,8 +64,9 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner) const {
   if (data_.version() != saved_version_) {
     throw std::runtime_error(str_cat(
         "one of the tensors needed for gradient computation has been modified by an in-place "
-        "operation: a tensor of shape ", shape_str(data_.shape()), " is at version ",
-        data_.version(), "; expected version ", saved_version_, " instead"));
+        "operation: a tensor of shape ",
+        shape_str(data_.shape()), " is at version ", data_.version(), "; expected version ",
+        saved_version_, " instead"));
   }
   if (!is_output_) return data_;
   // Give the saved output its history back so create_graph=True can differentiate through it.
@@ -92,7 +93,8 @@ OpNode::OpNode(const OpDef& def, Attrs attrs, const TensorList& inputs, const Te
     if (def.saved & kSaveInput(static_cast<int>(i))) saved_inputs_[i] = SavedTensor(t, false);
   }
   output_meta_.reserve(outputs.size());
-  for (const Tensor& o : outputs) output_meta_.push_back(TensorMeta{o.shape(), o.dtype(), o.device()});
+  for (const Tensor& o : outputs)
+    output_meta_.push_back(TensorMeta{o.shape(), o.dtype(), o.device()});
 }
 
 void OpNode::release_variables() {
@@ -139,7 +141,8 @@ TensorList OpNode::apply(TensorList&& grads) {
   return result;
 }
 
-AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> variable) : variable_(std::move(variable)) {}
+AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> variable)
+    : variable_(std::move(variable)) {}
 
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor g = grads[0];
@@ -194,7 +197,8 @@ void record_autograd(const OpDef& def, const Attrs& attrs, const TensorList& inp
 void OpNode::save_outputs(const TensorList& outputs) {
   saved_outputs_.resize(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
-    if (def_.saved & kSaveOutput(static_cast<int>(i))) saved_outputs_[i] = SavedTensor(outputs[i], true);
+    if (def_.saved & kSaveOutput(static_cast<int>(i)))
+      saved_outputs_[i] = SavedTensor(outputs[i], true);
   }
 }
 

@@ -38,31 +38,48 @@ __device__ T pow_value(T a, T b) {
 }
 
 constexpr bool returns_bool(OpKind k) {
-  return k == OpKind::Eq || k == OpKind::Ne || k == OpKind::Lt || k == OpKind::Le || k == OpKind::Gt ||
-         k == OpKind::Ge || k == OpKind::LogicalAnd || k == OpKind::LogicalOr || k == OpKind::LogicalXor;
+  return k == OpKind::Eq || k == OpKind::Ne || k == OpKind::Lt || k == OpKind::Le ||
+         k == OpKind::Gt || k == OpKind::Ge || k == OpKind::LogicalAnd || k == OpKind::LogicalOr ||
+         k == OpKind::LogicalXor;
 }
 
 template <OpKind K>
 struct BinaryOp {
   template <typename T>
   __device__ auto operator()(T a, T b) const {
-    if constexpr (K == OpKind::Add) return static_cast<T>(a + b);
-    else if constexpr (K == OpKind::Sub) return static_cast<T>(a - b);
-    else if constexpr (K == OpKind::Mul) return static_cast<T>(a * b);
-    else if constexpr (K == OpKind::Div) return static_cast<T>(a / b);
-    else if constexpr (K == OpKind::Pow) return pow_value<T>(a, b);
+    if constexpr (K == OpKind::Add)
+      return static_cast<T>(a + b);
+    else if constexpr (K == OpKind::Sub)
+      return static_cast<T>(a - b);
+    else if constexpr (K == OpKind::Mul)
+      return static_cast<T>(a * b);
+    else if constexpr (K == OpKind::Div)
+      return static_cast<T>(a / b);
+    else if constexpr (K == OpKind::Pow)
+      return pow_value<T>(a, b);
     // NaN wins in maximum/minimum, as in PyTorch.
-    else if constexpr (K == OpKind::Maximum) return (a != a) ? a : ((b != b) ? b : (a > b ? a : b));
-    else if constexpr (K == OpKind::Minimum) return (a != a) ? a : ((b != b) ? b : (a < b ? a : b));
-    else if constexpr (K == OpKind::Eq) return a == b;
-    else if constexpr (K == OpKind::Ne) return a != b;
-    else if constexpr (K == OpKind::Lt) return a < b;
-    else if constexpr (K == OpKind::Le) return a <= b;
-    else if constexpr (K == OpKind::Gt) return a > b;
-    else if constexpr (K == OpKind::Ge) return a >= b;
-    else if constexpr (K == OpKind::LogicalAnd) return (a != 0) && (b != 0);
-    else if constexpr (K == OpKind::LogicalOr) return (a != 0) || (b != 0);
-    else return (a != 0) != (b != 0);  // LogicalXor
+    else if constexpr (K == OpKind::Maximum)
+      return (a != a) ? a : ((b != b) ? b : (a > b ? a : b));
+    else if constexpr (K == OpKind::Minimum)
+      return (a != a) ? a : ((b != b) ? b : (a < b ? a : b));
+    else if constexpr (K == OpKind::Eq)
+      return a == b;
+    else if constexpr (K == OpKind::Ne)
+      return a != b;
+    else if constexpr (K == OpKind::Lt)
+      return a < b;
+    else if constexpr (K == OpKind::Le)
+      return a <= b;
+    else if constexpr (K == OpKind::Gt)
+      return a > b;
+    else if constexpr (K == OpKind::Ge)
+      return a >= b;
+    else if constexpr (K == OpKind::LogicalAnd)
+      return (a != 0) && (b != 0);
+    else if constexpr (K == OpKind::LogicalOr)
+      return (a != 0) || (b != 0);
+    else
+      return (a != 0) != (b != 0);  // LogicalXor
   }
 };
 
@@ -95,7 +112,9 @@ void binary_cuda(const TensorList& in, const Attrs&, TensorList& out) {
 
 struct WhereOp {
   template <typename T>
-  __device__ T operator()(bool c, T x, T y) const { return c ? x : y; }
+  __device__ T operator()(bool c, T x, T y) const {
+    return c ? x : y;
+  }
 };
 
 void where_cuda(const TensorList& in, const Attrs&, TensorList& out) {

@@ -35,9 +35,9 @@ void* CachingAllocator::allocate(size_t nbytes) {
     }
     if (err != cudaSuccess) {
       cudaGetLastError();
-      throw std::runtime_error(str_cat("CUDA out of memory: allocating ", nbytes, " bytes on cuda:",
-                                       device_, " failed (", cudaGetErrorString(err), "); ", in_use_,
-                                       " bytes are in use by nodeweave tensors"));
+      throw std::runtime_error(str_cat(
+          "CUDA out of memory: allocating ", nbytes, " bytes on cuda:", device_, " failed (",
+          cudaGetErrorString(err), "); ", in_use_, " bytes are in use by nodeweave tensors"));
     }
   }
   live_.emplace(ptr, size);
@@ -50,7 +50,8 @@ void CachingAllocator::deallocate(void* ptr, size_t /*nbytes*/) {
   auto it = live_.find(ptr);
   if (it == live_.end()) {
     // Only an engine bug gets here; Storage destructors cannot throw, so report and keep going.
-    std::fprintf(stderr, "nodeweave: cuda:%d caching allocator asked to free unknown block %p\n", device_, ptr);
+    std::fprintf(stderr, "nodeweave: cuda:%d caching allocator asked to free unknown block %p\n",
+                 device_, ptr);
     return;
   }
   const size_t size = it->second;

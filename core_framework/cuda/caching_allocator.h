@@ -30,7 +30,8 @@ class CachingAllocator final : public Allocator {
 
   // The size a request is served with: at least kMinBlock, and above that a multiple of a quarter
   // of the request's power of two (at least kMinBlock), so a block is at most 25% (or kMinBlock - 1
-  // bytes) larger than asked for while nearby sizes still share a free list. round_size(round_size(n))
+  // bytes) larger than asked for while nearby sizes still share a free list.
+  // round_size(round_size(n))
   // == round_size(n): a cached block serves every request that rounds to its size.
   static size_t round_size(size_t nbytes);
   static constexpr size_t kMinBlock = 512;  // keeps every block 256-byte aligned, as CUDA's own
@@ -41,7 +42,7 @@ class CachingAllocator final : public Allocator {
   const int device_;
   mutable std::mutex mu_;
   std::map<size_t, std::vector<void*>> free_blocks_;  // rounded size -> cached blocks
-  std::unordered_map<void*, size_t> live_;             // block -> rounded size
+  std::unordered_map<void*, size_t> live_;            // block -> rounded size
   size_t in_use_ = 0;
   size_t cached_ = 0;
 };

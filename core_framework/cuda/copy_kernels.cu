@@ -23,7 +23,8 @@ struct FillOp {
 // out = convert(src) broadcast to out's shape, for any pair of dtypes.
 void convert_into(const Tensor& out, const Tensor& src_any) {
   Tensor src = on_device(src_any, out.device());
-  if (src.dtype() == out.dtype() && src.shape() == out.shape() && src.is_contiguous() && out.is_contiguous()) {
+  if (src.dtype() == out.dtype() && src.shape() == out.shape() && src.is_contiguous() &&
+      out.is_contiguous()) {
     // clone()/contiguous() of a contiguous tensor: a plain device-to-device copy.
     DeviceGuard guard(out.device().index);
     NW_CUDA_CHECK(cudaMemcpyAsync(out.data_ptr(), src.data_ptr(), out.numel() * out.itemsize(),

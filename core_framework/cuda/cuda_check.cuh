@@ -10,14 +10,14 @@ namespace nodeweave::cuda {
 
 // Every CUDA call is checked: a failed launch or copy must surface as an exception at the call
 // that caused it, not as garbage in a later op.
-#define NW_CUDA_CHECK(expr)                                                                     \
-  do {                                                                                          \
-    cudaError_t nw_err_ = (expr);                                                               \
-    if (nw_err_ != cudaSuccess) {                                                               \
-      throw std::runtime_error(::nodeweave::str_cat("CUDA error in ", #expr, ": ",              \
+#define NW_CUDA_CHECK(expr)                                                                      \
+  do {                                                                                           \
+    cudaError_t nw_err_ = (expr);                                                                \
+    if (nw_err_ != cudaSuccess) {                                                                \
+      throw std::runtime_error(::nodeweave::str_cat("CUDA error in ", #expr, ": ",               \
                                                     cudaGetErrorString(nw_err_), " (", __FILE__, \
-                                                    ":", __LINE__, ")"));                       \
-    }                                                                                           \
+                                                    ":", __LINE__, ")"));                        \
+    }                                                                                            \
   } while (0)
 
 // Makes `device` current for a scope and restores the caller's device afterwards, so that ops on
@@ -30,7 +30,8 @@ class DeviceGuard {
     switched_ = prev_ != device;
   }
   ~DeviceGuard() {
-    if (switched_) cudaSetDevice(prev_);  // no throw from a destructor; the next call reports errors
+    if (switched_)
+      cudaSetDevice(prev_);  // no throw from a destructor; the next call reports errors
   }
   DeviceGuard(const DeviceGuard&) = delete;
   DeviceGuard& operator=(const DeviceGuard&) = delete;

@@ -29,9 +29,10 @@ int device_count() {
 Allocator* caching_allocator(int device) {
   const int n = device_count();
   if (device < 0 || device >= n) {
-    throw ValueError(n == 0 ? str_cat("device cuda:", device, " is not available: no CUDA device is visible")
-                            : str_cat("device cuda:", device, " is not available: ", n,
-                                      " CUDA device(s) are visible"));
+    throw ValueError(
+        n == 0 ? str_cat("device cuda:", device, " is not available: no CUDA device is visible")
+               : str_cat("device cuda:", device, " is not available: ", n,
+                         " CUDA device(s) are visible"));
   }
   // Never destroyed: at process exit the CUDA runtime may be unloaded before static destructors
   // run, and cudaFree would then fail. The driver reclaims the memory with the process.

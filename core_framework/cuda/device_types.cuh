@@ -57,15 +57,15 @@ __host__ __device__ __forceinline__ Dst convert_to(Src s) {
 // Every engine dtype, with `scalar_t` bound to its device type (for copies, casts, fills, where).
 // The other switches (NW_DISPATCH_ALL, _NUMERIC, _FLOAT) bind the same C++ types on host and
 // device, so CUDA sources use the ones from dtype.h.
-#define NW_CUDA_DISPATCH_ANY(DTYPE, ...)                        \
-  switch (DTYPE) {                                              \
-    NW_DTYPE_CASE(Bool, bool, __VA_ARGS__)                      \
-    NW_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)                  \
-    NW_DTYPE_CASE(Int8, int8_t, __VA_ARGS__)                    \
-    NW_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)                  \
-    NW_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                  \
-    NW_DTYPE_CASE(Float16, __half, __VA_ARGS__)                 \
-    NW_DTYPE_CASE(BFloat16, __nv_bfloat16, __VA_ARGS__)         \
-    NW_DTYPE_CASE(Float32, float, __VA_ARGS__)                  \
-    NW_DTYPE_CASE(Float64, double, __VA_ARGS__)                 \
+#define NW_CUDA_DISPATCH_ANY(DTYPE, ...)                \
+  switch (DTYPE) {                                      \
+    NW_DTYPE_CASE(Bool, bool, __VA_ARGS__)              \
+    NW_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)          \
+    NW_DTYPE_CASE(Int8, int8_t, __VA_ARGS__)            \
+    NW_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)          \
+    NW_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)          \
+    NW_DTYPE_CASE(Float16, __half, __VA_ARGS__)         \
+    NW_DTYPE_CASE(BFloat16, __nv_bfloat16, __VA_ARGS__) \
+    NW_DTYPE_CASE(Float32, float, __VA_ARGS__)          \
+    NW_DTYPE_CASE(Float64, double, __VA_ARGS__)         \
   }

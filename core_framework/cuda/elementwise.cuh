@@ -1,7 +1,7 @@
-// The one elementwise kernel family CUDA ops are built from: out[i] = f(in0[i], in1[i], in2[i]) over
-// out's shape, with every input read through broadcast strides. The host side reuses the CPU loop's
-// geometry (dims that are contiguous for every operand are merged), so the common contiguous case
-// costs one division per element and arbitrary strided/broadcast views still work.
+// The one elementwise kernel family CUDA ops are built from: out[i] = f(in0[i], in1[i], in2[i])
+// over out's shape, with every input read through broadcast strides. The host side reuses the CPU
+// loop's geometry (dims that are contiguous for every operand are merged), so the common contiguous
+// case costs one division per element and arbitrary strided/broadcast views still work.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -25,7 +25,8 @@ struct Geometry {
 };
 
 template <int N>
-__device__ __forceinline__ void offsets_of(const Geometry<N>& g, int64_t linear, int64_t (&off)[N]) {
+__device__ __forceinline__ void offsets_of(const Geometry<N>& g, int64_t linear,
+                                           int64_t (&off)[N]) {
 #pragma unroll
   for (int k = 0; k < N; ++k) off[k] = 0;
   for (int d = g.ndim - 1; d >= 0; --d) {
@@ -37,7 +38,7 @@ __device__ __forceinline__ void offsets_of(const Geometry<N>& g, int64_t linear,
 }
 
 // Grid-stride loops: any element count works with a capped grid.
-#define NW_CUDA_KERNEL_LOOP(i, n)                                                     \
+#define NW_CUDA_KERNEL_LOOP(i, n)                                                        \
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
@@ -60,7 +61,8 @@ __global__ void elementwise_kernel1(int64_t n, Geometry<2> g, Out* out, const A*
 }
 
 template <typename Out, typename A, typename B, typename F>
-__global__ void elementwise_kernel2(int64_t n, Geometry<3> g, Out* out, const A* a, const B* b, F f) {
+__global__ void elementwise_kernel2(int64_t n, Geometry<3> g, Out* out, const A* a, const B* b,
+                                    F f) {
   NW_CUDA_KERNEL_LOOP(i, n) {
     int64_t off[3];
     offsets_of(g, i, off);
@@ -69,8 +71,8 @@ __global__ void elementwise_kernel2(int64_t n, Geometry<3> g, Out* out, const A*
 }
 
 template <typename Out, typename A, typename B, typename C, typename F>
-__global__ void elementwise_kernel3(int64_t n, Geometry<4> g, Out* out, const A* a, const B* b, const C* c,
-                                    F f) {
+__global__ void elementwise_kernel3(int64_t n, Geometry<4> g, Out* out, const A* a, const B* b,
+                                    const C* c, F f) {
   NW_CUDA_KERNEL_LOOP(i, n) {
     int64_t off[4];
     offsets_of(g, i, off);
@@ -92,8 +94,8 @@ void launch_elementwise(const Tensor& out, const std::array<Tensor, sizeof...(In
   strides[0] = out.strides();
   for (int k = 1; k < N; ++k) {
     const Tensor& in = ins[k - 1];
-    NW_CHECK(in.device() == out.device(), std::logic_error, "CUDA elementwise kernel: input ", k - 1,
-             " is on ", in.device().str(), " but the output is on ", out.device().str());
+    NW_CHECK(in.device() == out.device(), std::logic_error, "CUDA elementwise kernel: input ",
+             k - 1, " is on ", in.device().str(), " but the output is on ", out.device().str());
     strides[k] = broadcast_strides(in, out.shape());
   }
   const LoopGeometry<N> lg = make_geometry<N>(out.shape(), strides);
@@ -118,14 +120,15 @@ void launch_elementwise(const Tensor& out, const std::array<Tensor, sizeof...(In
     using A = std::tuple_element_t<0, Ins>;
     using B = std::tuple_element_t<1, Ins>;
     elementwise_kernel2<Out, A, B, F><<<grid_size(lg.numel), kThreads>>>(
-        lg.numel, g, o, static_cast<const A*>(ins[0].data_ptr()), static_cast<const B*>(ins[1].data_ptr()), f);
+        lg.numel, g, o, static_cast<const A*>(ins[0].data_ptr()),
+        static_cast<const B*>(ins[1].data_ptr()), f);
   } else {
     using A = std::tuple_element_t<0, Ins>;
     using B = std::tuple_element_t<1, Ins>;
     using C = std::tuple_element_t<2, Ins>;
     elementwise_kernel3<Out, A, B, C, F><<<grid_size(lg.numel), kThreads>>>(
-        lg.numel, g, o, static_cast<const A*>(ins[0].data_ptr()), static_cast<const B*>(ins[1].data_ptr()),
-        static_cast<const C*>(ins[2].data_ptr()), f);
+        lg.numel, g, o, static_cast<const A*>(ins[0].data_ptr()),
+        static_cast<const B*>(ins[1].data_ptr()), static_cast<const C*>(ins[2].data_ptr()), f);
   }
   NW_CUDA_CHECK(cudaGetLastError());
 }

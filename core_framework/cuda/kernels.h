@@ -4,10 +4,10 @@
 
 namespace nodeweave::cuda {
 
-void register_copy_kernels();     // Fill, Copy, Cast
-void register_unary_kernels();    // Neg ... LogicalNot
-void register_binary_kernels();   // Add ... LogicalXor, Where
-void register_sum_kernel();       // Sum
-void register_mm_kernel();        // Mm (cuBLAS)
+void register_copy_kernels();    // Fill, Copy, Cast
+void register_unary_kernels();   // Neg ... LogicalNot
+void register_binary_kernels();  // Add ... LogicalXor, Where
+void register_sum_kernel();      // Sum
+void register_mm_kernel();       // Mm (cuBLAS)
 
 }  // namespace nodeweave::cuda

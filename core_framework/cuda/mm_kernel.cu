@@ -1,5 +1,5 @@
-// CUDA kernel for Mm: cuBLAS for float32/float64 (transposed operands are passed as transposes, never
-// copied), a plain kernel for the integer types the CPU kernel also accepts.
+// CUDA kernel for Mm: cuBLAS for float32/float64 (transposed operands are passed as transposes,
+// never copied), a plain kernel for the integer types the CPU kernel also accepts.
 #include <cublas_v2.h>
 
 #include <climits>
@@ -16,13 +16,13 @@ namespace nodeweave::cuda {
 
 namespace {
 
-#define NW_CUBLAS_CHECK(expr)                                                                      \
-  do {                                                                                             \
-    cublasStatus_t nw_st_ = (expr);                                                                \
-    if (nw_st_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-      throw std::runtime_error(::nodeweave::str_cat("cuBLAS error in ", #expr, ": ",                \
-                                                    cublasGetStatusString(nw_st_)));               \
-    }                                                                                              \
+#define NW_CUBLAS_CHECK(expr)                                                                    \
+  do {                                                                                           \
+    cublasStatus_t nw_st_ = (expr);                                                              \
+    if (nw_st_ != CUBLAS_STATUS_SUCCESS) {                                                       \
+      throw std::runtime_error(                                                                  \
+          ::nodeweave::str_cat("cuBLAS error in ", #expr, ": ", cublasGetStatusString(nw_st_))); \
+    }                                                                                            \
   } while (0)
 
 // One handle per device, created on first use and never destroyed (see caching_allocator(): the
@@ -37,9 +37,9 @@ cublasHandle_t lock_handle(int device, std::unique_lock<std::mutex>& lock) {
   return handles[device];
 }
 
-// How a row-major 2-D operand goes to column-major cuBLAS without a copy. A row-major (r x c) matrix
-// with unit column stride is the column-major (c x r) matrix X^T; one with unit row stride is X
-// itself, which op T turns into X^T. Either way cuBLAS sees X^T, and C^T = B^T A^T gives C.
+// How a row-major 2-D operand goes to column-major cuBLAS without a copy. A row-major (r x c)
+// matrix with unit column stride is the column-major (c x r) matrix X^T; one with unit row stride
+// is X itself, which op T turns into X^T. Either way cuBLAS sees X^T, and C^T = B^T A^T gives C.
 struct GemmOperand {
   Tensor t;
   cublasOperation_t op;
@@ -49,14 +49,16 @@ struct GemmOperand {
 GemmOperand gemm_operand(const Tensor& m) {
   const int64_t r = m.size(0), c = m.size(1);
   const int64_t s0 = m.stride(0), s1 = m.stride(1);
-  if ((s1 == 1 || c == 1) && s0 >= std::max<int64_t>(c, 1)) return {m, CUBLAS_OP_N, std::max<int64_t>(s0, 1)};
-  if ((s0 == 1 || r == 1) && s1 >= std::max<int64_t>(r, 1)) return {m, CUBLAS_OP_T, std::max<int64_t>(s1, 1)};
+  if ((s1 == 1 || c == 1) && s0 >= std::max<int64_t>(c, 1))
+    return {m, CUBLAS_OP_N, std::max<int64_t>(s0, 1)};
+  if ((s0 == 1 || r == 1) && s1 >= std::max<int64_t>(r, 1))
+    return {m, CUBLAS_OP_T, std::max<int64_t>(s1, 1)};
   return {contiguous(m), CUBLAS_OP_N, std::max<int64_t>(c, 1)};
 }
 
 template <typename T>
-__global__ void naive_mm_kernel(const T* a, const T* b, T* out, int64_t M, int64_t N, int64_t K, int64_t a0,
-                                int64_t a1, int64_t b0, int64_t b1) {
+__global__ void naive_mm_kernel(const T* a, const T* b, T* out, int64_t M, int64_t N, int64_t K,
+                                int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
   NW_CUDA_KERNEL_LOOP(idx, M * N) {
     const int64_t i = idx / N, j = idx % N;
     T acc = 0;
@@ -80,8 +82,8 @@ void mm_cuda(const TensorList& in, const Attrs&, TensorList& out) {
   if (d != DType::Float32 && d != DType::Float64) {
     NW_DISPATCH_NUMERIC(d, "mm", {
       naive_mm_kernel<scalar_t><<<grid_size(M * N), kThreads>>>(
-          a.data<scalar_t>(), b.data<scalar_t>(), c.data<scalar_t>(), M, N, K, a.stride(0), a.stride(1),
-          b.stride(0), b.stride(1));
+          a.data<scalar_t>(), b.data<scalar_t>(), c.data<scalar_t>(), M, N, K, a.stride(0),
+          a.stride(1), b.stride(0), b.stride(1));
       NW_CUDA_CHECK(cudaGetLastError());
     });
     return;
@@ -96,12 +98,14 @@ void mm_cuda(const TensorList& in, const Attrs&, TensorList& out) {
   const int m = static_cast<int>(N), n = static_cast<int>(M), k = static_cast<int>(K);
   if (d == DType::Float32) {
     const float alpha = 1.0f, beta = 0.0f;
-    NW_CUBLAS_CHECK(cublasSgemm(h, B.op, A.op, m, n, k, &alpha, B.t.data<float>(), static_cast<int>(B.ld),
-                                A.t.data<float>(), static_cast<int>(A.ld), &beta, c.data<float>(), m));
+    NW_CUBLAS_CHECK(cublasSgemm(h, B.op, A.op, m, n, k, &alpha, B.t.data<float>(),
+                                static_cast<int>(B.ld), A.t.data<float>(), static_cast<int>(A.ld),
+                                &beta, c.data<float>(), m));
   } else {
     const double alpha = 1.0, beta = 0.0;
-    NW_CUBLAS_CHECK(cublasDgemm(h, B.op, A.op, m, n, k, &alpha, B.t.data<double>(), static_cast<int>(B.ld),
-                                A.t.data<double>(), static_cast<int>(A.ld), &beta, c.data<double>(), m));
+    NW_CUBLAS_CHECK(cublasDgemm(h, B.op, A.op, m, n, k, &alpha, B.t.data<double>(),
+                                static_cast<int>(B.ld), A.t.data<double>(), static_cast<int>(A.ld),
+                                &beta, c.data<double>(), m));
   }
 }
 

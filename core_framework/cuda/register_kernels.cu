@@ -1,5 +1,5 @@
-// CUDA builds: adds the CUDA kernels to op table entries the CPU families declared (kernels[1] only;
-// names, inference and gradients stay the ones every device shares).
+// CUDA builds: adds the CUDA kernels to op table entries the CPU families declared (kernels[1]
+// only; names, inference and gradients stay the ones every device shares).
 #include "core_framework/cuda/cuda_api.h"
 #include "core_framework/cuda/kernels.h"
 #include "core_framework/engine/op_registry.h"

@@ -1,7 +1,7 @@
 // CUDA kernel for Sum over any set of dims. The reduced dims are moved last (permute + contiguous),
-// so every case is a row sum over an (rows, R) matrix: one block per row, or per slice of a row when
-// there are few long rows, with the slices' partial sums added by a second pass. Blocks reduce in a
-// fixed order, so results are deterministic.
+// so every case is a row sum over an (rows, R) matrix: one block per row, or per slice of a row
+// when there are few long rows, with the slices' partial sums added by a second pass. Blocks reduce
+// in a fixed order, so results are deterministic.
 #include <algorithm>
 
 #include "core_framework/autograd/grad_mode.h"
@@ -17,7 +17,8 @@ namespace {
 
 // Block `b` sums slice (b % parts) of row (b / parts) of x (rows x R, row-major) into out[b].
 template <typename T>
-__global__ void row_sum_kernel(const T* x, T* out, int64_t rows, int64_t R, int64_t parts, int64_t chunk) {
+__global__ void row_sum_kernel(const T* x, T* out, int64_t rows, int64_t R, int64_t parts,
+                               int64_t chunk) {
   __shared__ T partial[kThreads];
   for (int64_t b = blockIdx.x; b < rows * parts; b += gridDim.x) {
     const int64_t row = b / parts;
@@ -73,14 +74,16 @@ void sum_cuda(const TensorList& in, const Attrs& a, TensorList& out) {
     DeviceGuard guard(dev.index);
     // Few long rows would leave most of the GPU idle: split each row into up to `parts` slices.
     constexpr int64_t kPerBlock = kThreads * 16;
-    const int64_t parts = rows >= 128 ? 1 : std::clamp<int64_t>((R + kPerBlock - 1) / kPerBlock, 1, 1024 / rows);
+    const int64_t parts =
+        rows >= 128 ? 1 : std::clamp<int64_t>((R + kPerBlock - 1) / kPerBlock, 1, 1024 / rows);
     NW_DISPATCH_NUMERIC(cd, "sum", {
       if (parts == 1) {
         launch_row_sum<scalar_t>(x.data<scalar_t>(), target.data<scalar_t>(), rows, R, 1);
       } else {
         Tensor partials = empty({rows * parts}, cd, dev);
         launch_row_sum<scalar_t>(x.data<scalar_t>(), partials.data<scalar_t>(), rows, R, parts);
-        launch_row_sum<scalar_t>(partials.data<scalar_t>(), target.data<scalar_t>(), rows, parts, 1);
+        launch_row_sum<scalar_t>(partials.data<scalar_t>(), target.data<scalar_t>(), rows, parts,
+                                 1);
       }
     });
   }

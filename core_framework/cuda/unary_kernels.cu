@@ -14,8 +14,8 @@ namespace nodeweave::cuda {
 namespace {
 
 // float and double overloads of the CUDA math library, so functors can be written once.
-#define NW_DEVICE_MATH(name, ffn, dfn)                                  \
-  __device__ __forceinline__ float name(float v) { return ::ffn(v); }   \
+#define NW_DEVICE_MATH(name, ffn, dfn)                                \
+  __device__ __forceinline__ float name(float v) { return ::ffn(v); } \
   __device__ __forceinline__ double name(double v) { return ::dfn(v); }
 NW_DEVICE_MATH(dexp, expf, exp)
 NW_DEVICE_MATH(dexpm1, expm1f, expm1)
@@ -31,12 +31,12 @@ NW_DEVICE_MATH(derf, erff, erf)
 constexpr double kSqrt2 = 1.4142135623730951;
 
 // Float functors: T is float or double.
-#define NW_FLOAT_OP(Name, expr)                                        \
-  struct Name {                                                        \
-    template <typename T>                                              \
-    __device__ T operator()(T v) const {                               \
-      return expr;                                                     \
-    }                                                                  \
+#define NW_FLOAT_OP(Name, expr)          \
+  struct Name {                          \
+    template <typename T>                \
+    __device__ T operator()(T v) const { \
+      return expr;                       \
+    }                                    \
   };
 NW_FLOAT_OP(ExpOp, dexp(v))
 NW_FLOAT_OP(Expm1Op, dexpm1(v))
@@ -51,19 +51,24 @@ NW_FLOAT_OP(TanhOp, dtanh(v))
 NW_FLOAT_OP(SigmoidOp, T(1) / (T(1) + dexp(-v)))
 NW_FLOAT_OP(ErfOp, derf(v))
 NW_FLOAT_OP(GeluErfOp, T(0.5) * v * (T(1) + derf(v / static_cast<T>(kSqrt2))))
-NW_FLOAT_OP(GeluTanhOp,
-            T(0.5) * v * (T(1) + dtanh(static_cast<T>(0.7978845608028654) * (v + static_cast<T>(0.044715) * v * v * v))))
+NW_FLOAT_OP(GeluTanhOp, T(0.5) * v *
+                            (T(1) + dtanh(static_cast<T>(0.7978845608028654) *
+                                          (v + static_cast<T>(0.044715) * v * v * v))))
 #undef NW_FLOAT_OP
 
 struct EluOp {
   double alpha;
   template <typename T>
-  __device__ T operator()(T v) const { return v > 0 ? v : static_cast<T>(alpha) * dexpm1(v); }
+  __device__ T operator()(T v) const {
+    return v > 0 ? v : static_cast<T>(alpha) * dexpm1(v);
+  }
 };
 struct LeakyReluOp {
   double slope;
   template <typename T>
-  __device__ T operator()(T v) const { return v > 0 ? v : static_cast<T>(slope) * v; }
+  __device__ T operator()(T v) const {
+    return v > 0 ? v : static_cast<T>(slope) * v;
+  }
 };
 struct SoftplusOp {
   double beta, threshold;
@@ -77,25 +82,33 @@ struct SoftplusOp {
 // Numeric functors: T is any non-bool type; unsigned types skip comparisons that are always false.
 struct NegOp {
   template <typename T>
-  __device__ T operator()(T v) const { return static_cast<T>(-v); }
+  __device__ T operator()(T v) const {
+    return static_cast<T>(-v);
+  }
 };
 struct AbsOp {
   template <typename T>
   __device__ T operator()(T v) const {
-    if constexpr (std::is_unsigned_v<T>) return v;
-    else return v < 0 ? static_cast<T>(-v) : v;
+    if constexpr (std::is_unsigned_v<T>)
+      return v;
+    else
+      return v < 0 ? static_cast<T>(-v) : v;
   }
 };
 struct SignOp {
   template <typename T>
   __device__ T operator()(T v) const {
-    if constexpr (std::is_unsigned_v<T>) return static_cast<T>(v > 0);
-    else return static_cast<T>((v > 0) - (v < 0));
+    if constexpr (std::is_unsigned_v<T>)
+      return static_cast<T>(v > 0);
+    else
+      return static_cast<T>((v > 0) - (v < 0));
   }
 };
 struct ReluOp {
   template <typename T>
-  __device__ T operator()(T v) const { return v > 0 ? v : T(0); }
+  __device__ T operator()(T v) const {
+    return v > 0 ? v : T(0);
+  }
 };
 // NaN passes through (both comparisons are false), as in PyTorch.
 struct ClampOp {
@@ -110,7 +123,9 @@ struct ClampOp {
 };
 struct LogicalNotOp {
   template <typename T>
-  __device__ bool operator()(T v) const { return !(load_acc(v) != 0); }
+  __device__ bool operator()(T v) const {
+    return !(load_acc(v) != 0);
+  }
 };
 
 template <typename Op>
@@ -142,9 +157,9 @@ void numeric_unary(const Tensor& x, const Tensor& out, const char* name, Op op) 
   NW_DISPATCH_NUMERIC(x.dtype(), name, { launch_elementwise<scalar_t, scalar_t>(out, {x}, op); });
 }
 
-#define NW_FLOAT_KERNEL(fn, name, op_expr)                              \
-  void fn(const TensorList& in, const Attrs& a, TensorList& out) {      \
-    float_unary(in[0], out[0], name, op_expr);                          \
+#define NW_FLOAT_KERNEL(fn, name, op_expr)                         \
+  void fn(const TensorList& in, const Attrs& a, TensorList& out) { \
+    float_unary(in[0], out[0], name, op_expr);                     \
   }
 NW_FLOAT_KERNEL(exp_cuda, "exp", ExpOp{})
 NW_FLOAT_KERNEL(expm1_cuda, "expm1", Expm1Op{})
@@ -171,29 +186,52 @@ void gelu_cuda(const TensorList& in, const Attrs& a, TensorList& out) {
   }
 }
 
-void neg_cuda(const TensorList& in, const Attrs&, TensorList& out) { numeric_unary(in[0], out[0], "neg", NegOp{}); }
-void abs_cuda(const TensorList& in, const Attrs&, TensorList& out) { numeric_unary(in[0], out[0], "abs", AbsOp{}); }
-void sign_cuda(const TensorList& in, const Attrs&, TensorList& out) { numeric_unary(in[0], out[0], "sign", SignOp{}); }
-void relu_cuda(const TensorList& in, const Attrs&, TensorList& out) { numeric_unary(in[0], out[0], "relu", ReluOp{}); }
+void neg_cuda(const TensorList& in, const Attrs&, TensorList& out) {
+  numeric_unary(in[0], out[0], "neg", NegOp{});
+}
+void abs_cuda(const TensorList& in, const Attrs&, TensorList& out) {
+  numeric_unary(in[0], out[0], "abs", AbsOp{});
+}
+void sign_cuda(const TensorList& in, const Attrs&, TensorList& out) {
+  numeric_unary(in[0], out[0], "sign", SignOp{});
+}
+void relu_cuda(const TensorList& in, const Attrs&, TensorList& out) {
+  numeric_unary(in[0], out[0], "relu", ReluOp{});
+}
 // Clamp(x; min, max, has_min, has_max)
 void clamp_cuda(const TensorList& in, const Attrs& a, TensorList& out) {
   numeric_unary(in[0], out[0], "clamp", ClampOp{a.f(0), a.f(1), a.b(2), a.b(3)});
 }
 void logical_not_cuda(const TensorList& in, const Attrs&, TensorList& out) {
-  NW_CUDA_DISPATCH_ANY(in[0].dtype(), { launch_elementwise<bool, scalar_t>(out[0], {in[0]}, LogicalNotOp{}); });
+  NW_CUDA_DISPATCH_ANY(in[0].dtype(),
+                       { launch_elementwise<bool, scalar_t>(out[0], {in[0]}, LogicalNotOp{}); });
 }
 
 }  // namespace
 
 void register_unary_kernels() {
   const std::pair<OpKind, KernelFn> kernels[] = {
-      {OpKind::Neg, neg_cuda},           {OpKind::Abs, abs_cuda},         {OpKind::Sign, sign_cuda},
-      {OpKind::Exp, exp_cuda},           {OpKind::Expm1, expm1_cuda},     {OpKind::Log, log_cuda},
-      {OpKind::Log1p, log1p_cuda},       {OpKind::Sqrt, sqrt_cuda},       {OpKind::Rsqrt, rsqrt_cuda},
-      {OpKind::Reciprocal, reciprocal_cuda}, {OpKind::Sin, sin_cuda},     {OpKind::Cos, cos_cuda},
-      {OpKind::Tanh, tanh_cuda},         {OpKind::Sigmoid, sigmoid_cuda}, {OpKind::Erf, erf_cuda},
-      {OpKind::Relu, relu_cuda},         {OpKind::LeakyRelu, leaky_relu_cuda}, {OpKind::Elu, elu_cuda},
-      {OpKind::Gelu, gelu_cuda},         {OpKind::Softplus, softplus_cuda}, {OpKind::Clamp, clamp_cuda},
+      {OpKind::Neg, neg_cuda},
+      {OpKind::Abs, abs_cuda},
+      {OpKind::Sign, sign_cuda},
+      {OpKind::Exp, exp_cuda},
+      {OpKind::Expm1, expm1_cuda},
+      {OpKind::Log, log_cuda},
+      {OpKind::Log1p, log1p_cuda},
+      {OpKind::Sqrt, sqrt_cuda},
+      {OpKind::Rsqrt, rsqrt_cuda},
+      {OpKind::Reciprocal, reciprocal_cuda},
+      {OpKind::Sin, sin_cuda},
+      {OpKind::Cos, cos_cuda},
+      {OpKind::Tanh, tanh_cuda},
+      {OpKind::Sigmoid, sigmoid_cuda},
+      {OpKind::Erf, erf_cuda},
+      {OpKind::Relu, relu_cuda},
+      {OpKind::LeakyRelu, leaky_relu_cuda},
+      {OpKind::Elu, elu_cuda},
+      {OpKind::Gelu, gelu_cuda},
+      {OpKind::Softplus, softplus_cuda},
+      {OpKind::Clamp, clamp_cuda},
       {OpKind::LogicalNot, logical_not_cuda},
   };
   for (const auto& [kind, fn] : kernels) mutable_op_def(kind).kernels[1] = fn;

@@ -137,9 +137,9 @@ Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others, co
   inputs.push_back(self);
   for (const Tensor& o : others) inputs.push_back(o);
   std::vector<TensorMeta> metas = def.infer(inputs, attrs);
-  NW_CHECK(metas[0].shape == self.shape(), ValueError, def.name,
-           " (in-place): output shape ", shape_str(metas[0].shape),
-           " does not match the shape of the tensor written to, ", shape_str(self.shape()));
+  NW_CHECK(metas[0].shape == self.shape(), ValueError, def.name, " (in-place): output shape ",
+           shape_str(metas[0].shape), " does not match the shape of the tensor written to, ",
+           shape_str(self.shape()));
   NW_CHECK(promote_types(metas[0].dtype, self.dtype()) == self.dtype() ||
                (is_floating(self.dtype()) && is_floating(metas[0].dtype)),
            TypeError, def.name, " (in-place): result dtype ", dtype_name(metas[0].dtype),
@@ -155,8 +155,9 @@ Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others, co
     }
     if (self.impl()->is_view) {
       throw std::runtime_error(str_cat(
-          def.name, " (in-place): writing a tensor that requires grad into a view is not supported "
-                    "by autograd; build the result out of place (e.g. with cat, where or index_copy)"));
+          def.name,
+          " (in-place): writing a tensor that requires grad into a view is not supported "
+          "by autograd; build the result out of place (e.g. with cat, where or index_copy)"));
     }
     // Compute out of place, then take over the result's data and history. The op's saved copy
     // of `self` is the pre-write value, so the gradient rule still reads what it should.

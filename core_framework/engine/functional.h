@@ -17,12 +17,14 @@ inline Tensor dispatch1(OpKind kind, const TensorList& inputs, const Attrs& attr
   return dispatch(kind, inputs, attrs)[0];
 }
 // Runs an elementwise op writing into inputs[0] (add_, mul_, clamp_, ...), with autograd.
-Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others, const Attrs& attrs = {});
+Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others,
+                         const Attrs& attrs = {});
 
 // ---- creation (not table ops: their results are constants to the tracer) ----
 Tensor zeros(const Shape& shape, DType dtype = DType::Float32, Device device = Device{});
 Tensor ones(const Shape& shape, DType dtype = DType::Float32, Device device = Device{});
-Tensor full(const Shape& shape, double value, DType dtype = DType::Float32, Device device = Device{});
+Tensor full(const Shape& shape, double value, DType dtype = DType::Float32,
+            Device device = Device{});
 Tensor zeros_like(const Tensor& t);
 Tensor ones_like(const Tensor& t);
 Tensor full_like(const Tensor& t, double value);
@@ -111,7 +113,8 @@ Tensor amin(const Tensor& x, const IntList& dims = {}, bool keepdim = false);
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor var(const Tensor& x, const IntList& dims = {}, int64_t correction = 1, bool keepdim = false);
-Tensor stddev(const Tensor& x, const IntList& dims = {}, int64_t correction = 1, bool keepdim = false);
+Tensor stddev(const Tensor& x, const IntList& dims = {}, int64_t correction = 1,
+              bool keepdim = false);
 Tensor logsumexp(const Tensor& x, const IntList& dims, bool keepdim = false);
 Tensor norm(const Tensor& x, double p = 2.0, const IntList& dims = {}, bool keepdim = false);
 Tensor softmax(const Tensor& x, int64_t dim);
@@ -123,7 +126,8 @@ Tensor sum_to(const Tensor& x, const Shape& shape);
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);
 Tensor matmul(const Tensor& a, const Tensor& b);
-Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, double beta = 1.0, double alpha = 1.0);
+Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, double beta = 1.0,
+             double alpha = 1.0);
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
 
 // ---- views ----
@@ -152,7 +156,8 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
-Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, double alpha = 1.0);
+Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
+                 double alpha = 1.0);
 Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 Tensor masked_select(const Tensor& x, const Tensor& mask);

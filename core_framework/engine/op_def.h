@@ -53,7 +53,7 @@ struct OpDef {
   OpKind kind = OpKind::kNumOps;
   const char* name = "";
   uint32_t traits = 0;
-  InferFn infer = nullptr;  // null only for kView / kDynamicShape ops
+  InferFn infer = nullptr;            // null only for kView / kDynamicShape ops
   std::array<KernelFn, 2> kernels{};  // indexed by device: [0] CPU, [1] CUDA
   BackwardFn backward = nullptr;      // null: not differentiable
   uint32_t saved = 0;                 // kSaveInput / kSaveOutput bits

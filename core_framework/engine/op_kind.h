@@ -1,11 +1,12 @@
-// Every primitive op of the engine, as an enum: the dispatcher, autograd, the tracer and graph passes
-// index the op table with it (DESIGN.md: enums, not strings). Composite ops (linear, cross_entropy,
-// var, ...) are C++ functions over these primitives and need no entry.
+// Every primitive op of the engine, as an enum: the dispatcher, autograd, the tracer and graph
+// passes index the op table with it (DESIGN.md: enums, not strings). Composite ops (linear,
+// cross_entropy, var, ...) are C++ functions over these primitives and need no entry.
 #pragma once
 #include <cstdint>
 
 namespace nodeweave {
 
+// clang-format off
 #define NW_FOR_EACH_OP(X)                                                                      \
   /* copies and conversions */                                                                 \
   X(Copy) X(Cast) X(ToDevice) X(Fill)                                                          \
@@ -30,6 +31,7 @@ namespace nodeweave {
   X(MaskedSelect) X(Nonzero)                                                                   \
   /* sorting, random, misc */                                                                  \
   X(Sort) X(TopK) X(OneHot) X(BernoulliMask)
+// clang-format on
 
 enum class OpKind : uint16_t {
 #define NW_OP_ENUM(name) name,

@@ -12,15 +12,30 @@ void require_defined(const TensorImpl* impl) {
 }
 }  // namespace
 
-const Shape& Tensor::shape() const { require_defined(impl()); return impl_->shape; }
-const Shape& Tensor::strides() const { require_defined(impl()); return impl_->strides; }
+const Shape& Tensor::shape() const {
+  require_defined(impl());
+  return impl_->shape;
+}
+const Shape& Tensor::strides() const {
+  require_defined(impl());
+  return impl_->strides;
+}
 int64_t Tensor::size(int64_t d) const { return shape()[wrap_dim(d, dim())]; }
 int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim())]; }
 int64_t Tensor::offset() const { return impl_->offset; }
 int64_t Tensor::numel() const { return shape_numel(shape()); }
-DType Tensor::dtype() const { require_defined(impl()); return impl_->dtype; }
-Device Tensor::device() const { require_defined(impl()); return impl_->storage->device(); }
-const StoragePtr& Tensor::storage() const { require_defined(impl()); return impl_->storage; }
+DType Tensor::dtype() const {
+  require_defined(impl());
+  return impl_->dtype;
+}
+Device Tensor::device() const {
+  require_defined(impl());
+  return impl_->storage->device();
+}
+const StoragePtr& Tensor::storage() const {
+  require_defined(impl());
+  return impl_->storage;
+}
 
 bool Tensor::is_contiguous() const {
   if (numel() == 0) return true;  // no element to lay out: every empty tensor counts as contiguous
@@ -66,7 +81,10 @@ Tensor& Tensor::set_requires_grad(bool r) {
 }
 
 bool Tensor::is_leaf() const { return !impl_ || impl_->grad_fn == nullptr; }
-const Tensor& Tensor::grad() const { require_defined(impl()); return impl_->grad; }
+const Tensor& Tensor::grad() const {
+  require_defined(impl());
+  return impl_->grad;
+}
 
 void Tensor::set_grad(const Tensor& g) {
   require_defined(impl());
@@ -79,7 +97,10 @@ void Tensor::set_grad(const Tensor& g) {
   impl_->grad = g;
 }
 
-const std::shared_ptr<Node>& Tensor::grad_fn() const { require_defined(impl()); return impl_->grad_fn; }
+const std::shared_ptr<Node>& Tensor::grad_fn() const {
+  require_defined(impl());
+  return impl_->grad_fn;
+}
 uint32_t Tensor::output_nr() const { return impl_->output_nr; }
 int64_t Tensor::version() const { return *impl_->version; }
 void Tensor::bump_version() const { ++*impl_->version; }
@@ -146,15 +167,33 @@ double Tensor::item() const {
   copy_bytes(buf, Device{}, t.data_ptr(), device(), itemsize());
   double v = 0;
   switch (dtype()) {
-    case DType::Bool: v = *reinterpret_cast<bool*>(buf); break;
-    case DType::UInt8: v = *reinterpret_cast<uint8_t*>(buf); break;
-    case DType::Int8: v = *reinterpret_cast<int8_t*>(buf); break;
-    case DType::Int32: v = *reinterpret_cast<int32_t*>(buf); break;
-    case DType::Int64: v = static_cast<double>(*reinterpret_cast<int64_t*>(buf)); break;
-    case DType::Float16: v = half_to_float(*reinterpret_cast<uint16_t*>(buf)); break;
-    case DType::BFloat16: v = bfloat16_to_float(*reinterpret_cast<uint16_t*>(buf)); break;
-    case DType::Float32: v = *reinterpret_cast<float*>(buf); break;
-    case DType::Float64: v = *reinterpret_cast<double*>(buf); break;
+    case DType::Bool:
+      v = *reinterpret_cast<bool*>(buf);
+      break;
+    case DType::UInt8:
+      v = *reinterpret_cast<uint8_t*>(buf);
+      break;
+    case DType::Int8:
+      v = *reinterpret_cast<int8_t*>(buf);
+      break;
+    case DType::Int32:
+      v = *reinterpret_cast<int32_t*>(buf);
+      break;
+    case DType::Int64:
+      v = static_cast<double>(*reinterpret_cast<int64_t*>(buf));
+      break;
+    case DType::Float16:
+      v = half_to_float(*reinterpret_cast<uint16_t*>(buf));
+      break;
+    case DType::BFloat16:
+      v = bfloat16_to_float(*reinterpret_cast<uint16_t*>(buf));
+      break;
+    case DType::Float32:
+      v = *reinterpret_cast<float*>(buf);
+      break;
+    case DType::Float64:
+      v = *reinterpret_cast<double*>(buf);
+      break;
   }
   return v;
 }
@@ -178,8 +217,8 @@ int64_t shape_numel(const Shape& shape) {
 int64_t wrap_dim(int64_t d, int64_t ndim, const char* what) {
   int64_t n = std::max<int64_t>(ndim, 1);  // 0-d tensors accept dim 0 and -1, like PyTorch
   if (d < -n || d >= n) {
-    throw IndexError(str_cat(what, " out of range: expected a value in [", -n, ", ", n - 1,
-                             "], got ", d));
+    throw IndexError(
+        str_cat(what, " out of range: expected a value in [", -n, ", ", n - 1, "], got ", d));
   }
   return d < 0 ? d + n : d;
 }

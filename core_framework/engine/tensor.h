@@ -1,5 +1,5 @@
-// The engine's tensor: a shared handle to a TensorImpl (storage + shape/strides/offset + dtype) with
-// the autograd metadata PyTorch users expect (requires_grad, grad, grad_fn, version counter).
+// The engine's tensor: a shared handle to a TensorImpl (storage + shape/strides/offset + dtype)
+// with the autograd metadata PyTorch users expect (requires_grad, grad, grad_fn, version counter).
 // Views share storage and the version counter with their base, so an in-place write through any
 // alias is seen by the autograd check on saved tensors.
 #pragma once
@@ -34,9 +34,9 @@ class Tensor {
   const Shape& shape() const;
   const Shape& strides() const;
   int64_t dim() const { return static_cast<int64_t>(shape().size()); }
-  int64_t size(int64_t d) const;    // negative d counts from the end
+  int64_t size(int64_t d) const;  // negative d counts from the end
   int64_t stride(int64_t d) const;
-  int64_t offset() const;           // in elements from the storage start
+  int64_t offset() const;  // in elements from the storage start
   int64_t numel() const;
   DType dtype() const;
   Device device() const;

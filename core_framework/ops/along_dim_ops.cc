@@ -6,7 +6,9 @@
 
 namespace nodeweave {
 
-Tensor take_along(const Tensor& x, const Tensor& index, int64_t dim) { return gather(x, dim, index); }
+Tensor take_along(const Tensor& x, const Tensor& index, int64_t dim) {
+  return gather(x, dim, index);
+}
 
 Tensor put_along(const Tensor& src, const Tensor& index, int64_t dim, int64_t size) {
   Shape shape = src.shape();

@@ -16,11 +16,21 @@ enum class BinKind { Arith, TrueDiv, Compare, Logical };
 
 BinKind bin_kind(OpKind k) {
   switch (k) {
-    case OpKind::Div: return BinKind::TrueDiv;
-    case OpKind::Eq: case OpKind::Ne: case OpKind::Lt: case OpKind::Le: case OpKind::Gt:
-    case OpKind::Ge: return BinKind::Compare;
-    case OpKind::LogicalAnd: case OpKind::LogicalOr: case OpKind::LogicalXor: return BinKind::Logical;
-    default: return BinKind::Arith;
+    case OpKind::Div:
+      return BinKind::TrueDiv;
+    case OpKind::Eq:
+    case OpKind::Ne:
+    case OpKind::Lt:
+    case OpKind::Le:
+    case OpKind::Gt:
+    case OpKind::Ge:
+      return BinKind::Compare;
+    case OpKind::LogicalAnd:
+    case OpKind::LogicalOr:
+    case OpKind::LogicalXor:
+      return BinKind::Logical;
+    default:
+      return BinKind::Arith;
   }
 }
 
@@ -28,8 +38,10 @@ BinKind bin_kind(OpKind k) {
 DType compute_dtype(OpKind k, const Tensor& a, const Tensor& b) {
   DType d = result_type(a, b);
   if (bin_kind(k) == BinKind::TrueDiv && !is_floating(d)) d = DType::Float32;
-  if ((k == OpKind::Sub || k == OpKind::Add || k == OpKind::Mul || k == OpKind::Pow) && d == DType::Bool) {
-    NW_CHECK(k != OpKind::Sub, TypeError, "sub: subtraction of bool tensors is not supported; use logical_xor");
+  if ((k == OpKind::Sub || k == OpKind::Add || k == OpKind::Mul || k == OpKind::Pow) &&
+      d == DType::Bool) {
+    NW_CHECK(k != OpKind::Sub, TypeError,
+             "sub: subtraction of bool tensors is not supported; use logical_xor");
   }
   return d;
 }
@@ -64,14 +76,14 @@ T pow_value(T a, T b) {
 
 template <OpKind K, typename T>
 struct BinFn;
-#define NW_BIN(K, expr)                                   \
-  template <typename T>                                   \
-  struct BinFn<OpKind::K, T> {                            \
-    auto operator()(T a, T b) const { return expr; }      \
+#define NW_BIN(K, expr)                              \
+  template <typename T>                              \
+  struct BinFn<OpKind::K, T> {                       \
+    auto operator()(T a, T b) const { return expr; } \
   };
 NW_BIN(Add, static_cast<T>(a + b))
 NW_BIN(Sub, static_cast<T>(a - b))
-NW_BIN(Mul, static_cast<T>(a * b))
+NW_BIN(Mul, static_cast<T>(a* b))
 NW_BIN(Div, static_cast<T>(a / b))
 NW_BIN(Pow, pow_value<T>(a, b))
 NW_BIN(Maximum, (a != a) ? a : ((b != b) ? b : (a > b ? a : b)))
@@ -118,7 +130,8 @@ void binary_cpu(const TensorList& in, const Attrs&, TensorList& out) {
 std::vector<TensorMeta> where_infer(const TensorList& in, const Attrs&) {
   NW_CHECK(in[0].dtype() == DType::Bool, TypeError, "where: condition must be a bool tensor, got ",
            dtype_name(in[0].dtype()));
-  Shape s = broadcast_shapes(broadcast_shapes(in[0].shape(), in[1].shape(), "where"), in[2].shape(), "where");
+  Shape s = broadcast_shapes(broadcast_shapes(in[0].shape(), in[1].shape(), "where"), in[2].shape(),
+                             "where");
   return {TensorMeta{s, result_type(in[1], in[2]), in[1].device()}};
 }
 void where_cpu(const TensorList& in, const Attrs&, TensorList& out) {
@@ -137,7 +150,8 @@ void where_cpu(const TensorList& in, const Attrs&, TensorList& out) {
 TensorList add_bw(const GradCtx& c) { return {G, G}; }
 TensorList sub_bw(const GradCtx& c) { return {G, c.needs_input_grad[1] ? neg(G) : Tensor()}; }
 TensorList mul_bw(const GradCtx& c) {
-  return {c.needs_input_grad[0] ? mul(G, B) : Tensor(), c.needs_input_grad[1] ? mul(G, A) : Tensor()};
+  return {c.needs_input_grad[0] ? mul(G, B) : Tensor(),
+          c.needs_input_grad[1] ? mul(G, A) : Tensor()};
 }
 TensorList div_bw(const GradCtx& c) {
   Tensor ga = c.needs_input_grad[0] ? div(G, B) : Tensor();
@@ -153,7 +167,8 @@ TensorList pow_bw(const GradCtx& c) {
   }
   if (c.needs_input_grad[1]) {
     Tensor y = pow(A, B);
-    Tensor safe_log = log(where(gt(A, scalar_tensor(0, A.dtype(), Device{}, true)), A, ones_like(A)));
+    Tensor safe_log =
+        log(where(gt(A, scalar_tensor(0, A.dtype(), Device{}, true)), A, ones_like(A)));
     gb = mul(G, mul(y, safe_log));
   }
   return {ga, gb};
@@ -199,7 +214,8 @@ DType result_type(const Tensor& a, const Tensor& b) {
 void register_binary_ops() {
   const uint32_t ew = kElementwise | kInPlaceCapable;
   const uint32_t ab = kSaveInput(0) | kSaveInput(1);
-#define NW_REG(K, bw, saved) define_op(OpKind::K, ew, binary_infer<OpKind::K>, binary_cpu<OpKind::K>, bw, saved)
+#define NW_REG(K, bw, saved) \
+  define_op(OpKind::K, ew, binary_infer<OpKind::K>, binary_cpu<OpKind::K>, bw, saved)
   NW_REG(Add, add_bw, 0);
   NW_REG(Sub, sub_bw, 0);
   NW_REG(Mul, mul_bw, ab);

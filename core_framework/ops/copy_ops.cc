@@ -17,7 +17,8 @@ void convert_into(const Tensor& out, const Tensor& src) {
   NW_DISPATCH_ANY(out.dtype(), "copy", {
     using dst_t = scalar_t;
     NW_DISPATCH_ANY(src.dtype(), "copy", {
-      elementwise_kernel<dst_t, scalar_t>(out, {src}, [](scalar_t v) { return convert_value<dst_t>(v); });
+      elementwise_kernel<dst_t, scalar_t>(out, {src},
+                                          [](scalar_t v) { return convert_value<dst_t>(v); });
     });
   });
 }
@@ -65,7 +66,8 @@ void fill_cpu(const TensorList& in, const Attrs& a, TensorList& out) {
 void register_copy_ops() {
   define_op(OpKind::Copy, kElementwise | kInPlaceCapable, copy_infer, copy_cpu, copy_backward, 0);
   define_op(OpKind::Cast, kElementwise, cast_infer, cast_cpu, cast_backward, 0);
-  OpDef& td = define_op(OpKind::ToDevice, kDynamicShape, nullptr, to_device_kernel, to_device_backward, 0);
+  OpDef& td =
+      define_op(OpKind::ToDevice, kDynamicShape, nullptr, to_device_kernel, to_device_backward, 0);
   td.kernels[1] = to_device_kernel;
   define_op(OpKind::Fill, kElementwise | kInPlaceCapable, infer_like_input, fill_cpu, nullptr, 0);
 }
@@ -97,15 +99,22 @@ Tensor full(const Shape& shape, double value, DType dtype, Device device) {
   fill_(t, value);
   return t;
 }
-Tensor zeros(const Shape& shape, DType dtype, Device device) { return full(shape, 0.0, dtype, device); }
-Tensor ones(const Shape& shape, DType dtype, Device device) { return full(shape, 1.0, dtype, device); }
+Tensor zeros(const Shape& shape, DType dtype, Device device) {
+  return full(shape, 0.0, dtype, device);
+}
+Tensor ones(const Shape& shape, DType dtype, Device device) {
+  return full(shape, 1.0, dtype, device);
+}
 Tensor zeros_like(const Tensor& t) { return zeros(t.shape(), t.dtype(), t.device()); }
 Tensor ones_like(const Tensor& t) { return ones(t.shape(), t.dtype(), t.device()); }
-Tensor full_like(const Tensor& t, double value) { return full(t.shape(), value, t.dtype(), t.device()); }
+Tensor full_like(const Tensor& t, double value) {
+  return full(t.shape(), value, t.dtype(), t.device());
+}
 
 Tensor scalar_tensor(double value, DType dtype, Device device, bool wrapped) {
   Tensor t = empty({}, dtype, Device{});
-  NW_DISPATCH_ANY(dtype, "scalar_tensor", { *t.data<scalar_t>() = convert_value<scalar_t>(value); });
+  NW_DISPATCH_ANY(dtype, "scalar_tensor",
+                  { *t.data<scalar_t>() = convert_value<scalar_t>(value); });
   t.impl()->wrapped_number = wrapped;
   return device.is_cpu() ? t : to_device(t, device);
 }
@@ -126,7 +135,8 @@ static Tensor generate(const Shape& shape, DType dtype, Device device, const cha
 
 Tensor arange(double start, double end, double step, DType dtype, Device device) {
   NW_CHECK(step != 0, ValueError, "arange: step must be nonzero");
-  NW_CHECK(std::isfinite(start) && std::isfinite(end), ValueError, "arange: start and end must be finite");
+  NW_CHECK(std::isfinite(start) && std::isfinite(end), ValueError,
+           "arange: start and end must be finite");
   double span = (end - start) / step;
   int64_t n = span > 0 ? static_cast<int64_t>(std::ceil(span)) : 0;
   return generate({n}, dtype, device, "arange", [=](int64_t i) { return start + step * i; });
@@ -144,17 +154,20 @@ Tensor linspace(double start, double end, int64_t steps, DType dtype, Device dev
 
 Tensor eye(int64_t n, int64_t m, DType dtype, Device device) {
   NW_CHECK(n >= 0 && m >= 0, ValueError, "eye: sizes must be non-negative, got (", n, ", ", m, ")");
-  return generate({n, m}, dtype, device, "eye", [=](int64_t i) { return i / m == i % m ? 1.0 : 0.0; });
+  return generate({n, m}, dtype, device, "eye",
+                  [=](int64_t i) { return i / m == i % m ? 1.0 : 0.0; });
 }
 
 Tensor rand(const Shape& shape, DType dtype, Device device) {
-  NW_CHECK(is_floating(dtype), TypeError, "rand: dtype must be floating point, got ", dtype_name(dtype));
+  NW_CHECK(is_floating(dtype), TypeError, "rand: dtype must be floating point, got ",
+           dtype_name(dtype));
   uint64_t seed = default_generator().next_seed();
   return generate(shape, dtype, device, "rand", [=](int64_t i) { return uniform_at(seed, i); });
 }
 
 Tensor randn(const Shape& shape, DType dtype, Device device) {
-  NW_CHECK(is_floating(dtype), TypeError, "randn: dtype must be floating point, got ", dtype_name(dtype));
+  NW_CHECK(is_floating(dtype), TypeError, "randn: dtype must be floating point, got ",
+           dtype_name(dtype));
   uint64_t seed = default_generator().next_seed();
   // Box-Muller on two counter-based uniforms per element.
   return generate(shape, dtype, device, "randn", [=](int64_t i) {
@@ -169,7 +182,8 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Devic
   uint64_t seed = default_generator().next_seed();
   uint64_t range = static_cast<uint64_t>(high - low);
   return generate(shape, dtype, device, "randint", [=](int64_t i) {
-    return static_cast<double>(low + static_cast<int64_t>(splitmix64(seed ^ splitmix64(i)) % range));
+    return static_cast<double>(low +
+                               static_cast<int64_t>(splitmix64(seed ^ splitmix64(i)) % range));
   });
 }
 
@@ -185,10 +199,12 @@ Tensor randperm(int64_t n, DType dtype, Device device) {
   for (int64_t i = 0; i < n; ++i) perm[i] = i;
   uint64_t seed = default_generator().next_seed();
   for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
-    int64_t j = static_cast<int64_t>(splitmix64(seed ^ splitmix64(i)) % static_cast<uint64_t>(i + 1));
+    int64_t j =
+        static_cast<int64_t>(splitmix64(seed ^ splitmix64(i)) % static_cast<uint64_t>(i + 1));
     std::swap(perm[i], perm[j]);
   }
-  return generate({n}, dtype, device, "randperm", [&](int64_t i) { return static_cast<double>(perm[i]); });
+  return generate({n}, dtype, device, "randperm",
+                  [&](int64_t i) { return static_cast<double>(perm[i]); });
 }
 
 }  // namespace nodeweave

@@ -24,8 +24,8 @@ struct LoopGeometry {
 
 template <int N>
 LoopGeometry<N> make_geometry(const Shape& shape, const std::array<Shape, N>& strides) {
-  NW_CHECK(static_cast<int>(shape.size()) <= kMaxLoopDims, ValueError,
-           "tensors with more than ", kMaxLoopDims, " dimensions are not supported");
+  NW_CHECK(static_cast<int>(shape.size()) <= kMaxLoopDims, ValueError, "tensors with more than ",
+           kMaxLoopDims, " dimensions are not supported");
   LoopGeometry<N> g;
   g.numel = shape_numel(shape);
   // Keep non-trivial dims, then merge dim i into i+1 (inner) when contiguous for all operands.
@@ -145,11 +145,13 @@ void run_tiled(const LoopGeometry<1 + sizeof...(In)>& g, Out* out_base,
 // out[...] = f(in0[...], in1[...], ...) over out's shape; each input is broadcast to it.
 // Out and In are the C++ element types; inputs must already have those dtypes.
 template <typename Out, typename... In, typename F>
-void elementwise_kernel(const Tensor& out, const std::array<Tensor, sizeof...(In)>& ins, const F& f) {
+void elementwise_kernel(const Tensor& out, const std::array<Tensor, sizeof...(In)>& ins,
+                        const F& f) {
   constexpr int N = 1 + sizeof...(In);
   std::array<Shape, N> strides;
   strides[0] = out.strides();
-  for (size_t k = 0; k < sizeof...(In); ++k) strides[k + 1] = broadcast_strides(ins[k], out.shape());
+  for (size_t k = 0; k < sizeof...(In); ++k)
+    strides[k + 1] = broadcast_strides(ins[k], out.shape());
   const LoopGeometry<N> g = make_geometry<N>(out.shape(), strides);
   if (g.numel == 0) return;
   Out* out_base = out.data<Out>();
@@ -174,7 +176,8 @@ void elementwise_kernel(const Tensor& out, const std::array<Tensor, sizeof...(In
       int64_t run = std::min(inner - idx[g.ndim - 1], e - pos);
       std::array<int64_t, sizeof...(In)> is;
       for (size_t k = 0; k < sizeof...(In); ++k) is[k] = g.strides[k + 1][g.ndim - 1];
-      auto ptrs = detail::offset_ptrs<In...>(in_base, off.data() + 1, std::index_sequence_for<In...>{});
+      auto ptrs =
+          detail::offset_ptrs<In...>(in_base, off.data() + 1, std::index_sequence_for<In...>{});
       detail::run_inner<Out, In...>(out_base + off[0], g.strides[0][g.ndim - 1], ptrs, is, run, f,
                                     std::index_sequence_for<In...>{});
       pos += run;

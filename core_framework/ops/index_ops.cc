@@ -32,9 +32,7 @@ Tensor fresh_copy(const Tensor& t) {
   copy_raw(c, t);
   return c;
 }
-Tensor contiguous_raw(const Tensor& t) {
-  return t.is_contiguous() ? t : fresh_copy(t);
-}
+Tensor contiguous_raw(const Tensor& t) { return t.is_contiguous() ? t : fresh_copy(t); }
 
 // Kernels treat a 0-d tensor as shape [1]: same memory, one code path.
 Tensor at_least_1d(const Tensor& t) {
@@ -634,9 +632,7 @@ TensorList scatter_bw(const GradCtx& c) {
 TensorList scatter_add_bw(const GradCtx& c) {
   return {G, Tensor(), c.needs_input_grad[2] ? gather(G, c.attrs.i(0), INDEX) : Tensor()};
 }
-TensorList masked_fill_bw(const GradCtx& c) {
-  return {masked_fill(G, INDEX, 0.0)};
-}
+TensorList masked_fill_bw(const GradCtx& c) { return {masked_fill(G, INDEX, 0.0)}; }
 TensorList masked_select_bw(const GradCtx& c) {
   // Scatter the selected gradients back to their flat positions in the broadcast shape.
   const Shape b = broadcast_shapes(c.input_meta[0].shape, INDEX.shape(), "masked_select");
@@ -725,9 +721,7 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
   masked_select_shape(x, mask);  // fail on bad input before dispatch
   return dispatch1(OpKind::MaskedSelect, {x, mask});
 }
-Tensor nonzero(const Tensor& x) {
-  return dispatch1(OpKind::Nonzero, {x});
-}
+Tensor nonzero(const Tensor& x) { return dispatch1(OpKind::Nonzero, {x}); }
 
 Tensor embedding(const Tensor& weight, const Tensor& indices) {
   NW_CHECK(weight.dim() == 2, ValueError,

@@ -429,7 +429,8 @@ void tensor_index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const
     NW_CHECK(idx.numel() == 0 || (amin(idx).item() >= -n && amax(idx).item() < n), IndexError,
              "__setitem__: index ", (amin(idx).item() < -n ? amin(idx).item() : amax(idx).item()),
              " is out of bounds for dimension 0 with size ", n);
-    idx = where(lt(idx, scalar_tensor(0, idx.dtype())), add(idx, scalar_tensor(n, idx.dtype())), idx);
+    idx =
+        where(lt(idx, scalar_tensor(0, idx.dtype())), add(idx, scalar_tensor(n, idx.dtype())), idx);
     Shape rows = x.shape();
     rows[0] = idx.size(0);
     Tensor v = expand(as_dtype(value_for(value, rows), x.dtype()), rows);

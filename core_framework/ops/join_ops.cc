@@ -9,9 +9,7 @@ namespace nodeweave {
 namespace {
 
 // PyTorch still accepts 1-D empty tensors next to tensors of any rank; they contribute nothing.
-bool skipped(const Tensor& t) {
-  return t.dim() == 1 && t.size(0) == 0;
-}
+bool skipped(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
 
 // Index of the first tensor that takes part, or -1 when all are skipped.
 int64_t reference_index(const TensorList& xs) {
@@ -100,9 +98,7 @@ TensorList split_at(const Tensor& x, const IntList& sizes, int64_t dim) {
 
 }  // namespace
 
-void register_join_ops() {
-  define_op(OpKind::Cat, 0, cat_infer, cat_cpu, cat_bw, 0);
-}
+void register_join_ops() { define_op(OpKind::Cat, 0, cat_infer, cat_cpu, cat_bw, 0); }
 
 Tensor cat(const TensorList& xs, int64_t dim) {
   NW_CHECK(!xs.empty(), ValueError, "cat: expected a non-empty list of tensors");

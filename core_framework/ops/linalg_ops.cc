@@ -19,8 +19,10 @@ struct BlasOperand {
 BlasOperand blas_operand(const Tensor& m) {
   int64_t r = m.size(0), c = m.size(1);
   int64_t s0 = m.stride(0), s1 = m.stride(1);
-  if ((s1 == 1 || c == 1) && s0 >= std::max<int64_t>(c, 1)) return {m, CblasNoTrans, std::max<int64_t>(s0, 1)};
-  if ((s0 == 1 || r == 1) && s1 >= std::max<int64_t>(r, 1)) return {m, CblasTrans, std::max<int64_t>(s1, 1)};
+  if ((s1 == 1 || c == 1) && s0 >= std::max<int64_t>(c, 1))
+    return {m, CblasNoTrans, std::max<int64_t>(s0, 1)};
+  if ((s0 == 1 || r == 1) && s1 >= std::max<int64_t>(r, 1))
+    return {m, CblasTrans, std::max<int64_t>(s1, 1)};
   Tensor cm = contiguous(m);
   return {cm, CblasNoTrans, std::max<int64_t>(c, 1)};
 }
@@ -66,8 +68,9 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out) {
 }
 
 void check_same_dtype(const char* op, const Tensor& a, const Tensor& b) {
-  NW_CHECK(a.dtype() == b.dtype(), TypeError, op, ": expected both operands to have the same dtype, got ",
-           dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
+  NW_CHECK(a.dtype() == b.dtype(), TypeError, op,
+           ": expected both operands to have the same dtype, got ", dtype_name(a.dtype()), " and ",
+           dtype_name(b.dtype()));
 }
 
 std::vector<TensorMeta> mm_infer(const TensorList& in, const Attrs&) {
@@ -98,7 +101,8 @@ std::vector<TensorMeta> bmm_infer(const TensorList& in, const Attrs&) {
 void bmm_cpu(const TensorList& in, const Attrs&, TensorList& out) {
   int64_t B = in[0].size(0);
   // BLAS threads inside each product; batches run one after another.
-  for (int64_t i = 0; i < B; ++i) gemm(select(in[0], 0, i), select(in[1], 0, i), select(out[0], 0, i));
+  for (int64_t i = 0; i < B; ++i)
+    gemm(select(in[0], 0, i), select(in[1], 0, i), select(out[0], 0, i));
 }
 TensorList bmm_bw(const GradCtx& c) {
   const Tensor& g = c.grad_outputs[0];
@@ -118,11 +122,12 @@ Tensor mm(const Tensor& a, const Tensor& b) { return dispatch1(OpKind::Mm, {a, b
 Tensor bmm(const Tensor& a, const Tensor& b) { return dispatch1(OpKind::Bmm, {a, b}); }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  NW_CHECK(a.dim() >= 1 && b.dim() >= 1, ValueError, "matmul: both arguments need at least 1 dimension, got shapes ",
-           shape_str(a.shape()), " and ", shape_str(b.shape()));
+  NW_CHECK(a.dim() >= 1 && b.dim() >= 1, ValueError,
+           "matmul: both arguments need at least 1 dimension, got shapes ", shape_str(a.shape()),
+           " and ", shape_str(b.shape()));
   if (a.dim() == 1 && b.dim() == 1) {
-    NW_CHECK(a.size(0) == b.size(0), ValueError, "matmul: vectors of different lengths ",
-             a.size(0), " and ", b.size(0));
+    NW_CHECK(a.size(0) == b.size(0), ValueError, "matmul: vectors of different lengths ", a.size(0),
+             " and ", b.size(0));
     return sum(mul(a, b));
   }
   if (a.dim() == 2 && b.dim() == 2) return mm(a, b);
@@ -141,8 +146,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Shape batch = broadcast_shapes(ab, bb, "matmul");
   int64_t nb = shape_numel(batch);
   Shape ea = batch, eb = batch;
-  ea.push_back(a.size(-2)); ea.push_back(a.size(-1));
-  eb.push_back(b.size(-2)); eb.push_back(b.size(-1));
+  ea.push_back(a.size(-2));
+  ea.push_back(a.size(-1));
+  eb.push_back(b.size(-2));
+  eb.push_back(b.size(-1));
   NW_CHECK(a.size(-1) == b.size(-2), ValueError, "matmul: shapes ", shape_str(a.shape()), " and ",
            shape_str(b.shape()), " cannot be multiplied (", a.size(-1), " != ", b.size(-2), ")");
   Tensor r = bmm(reshape(expand(a, ea), {nb, a.size(-2), a.size(-1)}),
@@ -161,7 +168,8 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, double beta, dou
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  NW_CHECK(weight.dim() == 2, ValueError, "linear: weight must be 2-D, got shape ", shape_str(weight.shape()));
+  NW_CHECK(weight.dim() == 2, ValueError, "linear: weight must be 2-D, got shape ",
+           shape_str(weight.shape()));
   NW_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), ValueError, "linear: input of shape ",
            shape_str(x.shape()), " does not match weight of shape ", shape_str(weight.shape()),
            " (expected last dim ", weight.size(1), ")");

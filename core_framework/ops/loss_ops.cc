@@ -1,6 +1,6 @@
 // Loss functions as composites of primitives, so autograd and the tracer see only table ops.
-// Class-index losses pick log-probabilities with take_along (gather) (one read per sample, gradient by
-// scatter-add) instead of one-hot masks, keeping them linear in the batch for any class count.
+// Class-index losses pick log-probabilities with take_along (gather) (one read per sample, gradient
+// by scatter-add) instead of one-hot masks, keeping them linear in the batch for any class count.
 #include <cmath>
 
 #include "core_framework/ops/along_dim.h"
@@ -11,9 +11,7 @@ namespace nodeweave {
 
 namespace {
 
-Tensor wrapped(double v, DType d) {
-  return scalar_tensor(v, d, Device{}, true);
-}
+Tensor wrapped(double v, DType d) { return scalar_tensor(v, d, Device{}, true); }
 
 void check_floating(const Tensor& t, const char* op, const char* arg) {
   NW_CHECK(t.defined(), ValueError, op, ": ", arg, " is undefined");

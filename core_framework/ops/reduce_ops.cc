@@ -20,12 +20,8 @@ namespace nodeweave {
 
 namespace {
 
-bool is_half(DType d) {
-  return d == DType::Float16 || d == DType::BFloat16;
-}
-Tensor wrapped(double v, DType d) {
-  return scalar_tensor(v, d, Device{}, true);
-}
+bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
+Tensor wrapped(double v, DType d) { return scalar_tensor(v, d, Device{}, true); }
 
 // Runs body(o0, o1, i0, i1) over disjoint blocks of the [outer, inner] plane: split over outer rows
 // when there are enough of them, else over inner columns, so both tall and wide shapes use all

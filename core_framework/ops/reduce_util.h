@@ -1,7 +1,7 @@
 // Dim-list helpers shared by the reduction ops.
 #pragma once
-#include "core_framework/engine/tensor.h"
 #include "core_framework/engine/attrs.h"
+#include "core_framework/engine/tensor.h"
 
 namespace nodeweave {
 

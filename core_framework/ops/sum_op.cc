@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "core_framework/ops/convert.h"
-#include "core_framework/ops/reduce_util.h"
 #include "core_framework/ops/op_helpers.h"
+#include "core_framework/ops/reduce_util.h"
 #include "core_framework/runtime/parallel.h"
 
 namespace nodeweave {
@@ -30,8 +30,10 @@ Shape reduced_shape(const Shape& in, const IntList& dims, bool keepdim) {
   Shape out;
   for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d) {
     bool red = std::binary_search(dims.begin(), dims.end(), d);
-    if (!red) out.push_back(in[d]);
-    else if (keepdim) out.push_back(1);
+    if (!red)
+      out.push_back(in[d]);
+    else if (keepdim)
+      out.push_back(1);
   }
   return out;
 }
@@ -74,25 +76,27 @@ void sum_ori(const T* x, T* out, int64_t O, int64_t R, int64_t I) {
       out[0] = total;
       return;
     }
-    parallel_for(0, O, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(R, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t o = b; o < e; ++o) {
-        out[o] = sum_lanes(x + o * R, R);
-      }
-    });
+    parallel_for(0, O, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(R, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t o = b; o < e; ++o) {
+                     out[o] = sum_lanes(x + o * R, R);
+                   }
+                 });
     return;
   }
   // Accumulate rows of length I; parallel over outer blocks, or over inner columns when O is small.
   if (O >= get_num_threads() || I < 256) {
-    parallel_for(0, O, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(R * I, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t o = b; o < e; ++o) {
-        T* dst = out + o * I;
-        std::fill(dst, dst + I, T(0));
-        for (int64_t r = 0; r < R; ++r) {
-          const T* src = x + (o * R + r) * I;
-          for (int64_t i = 0; i < I; ++i) dst[i] += src[i];
-        }
-      }
-    });
+    parallel_for(0, O, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(R * I, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t o = b; o < e; ++o) {
+                     T* dst = out + o * I;
+                     std::fill(dst, dst + I, T(0));
+                     for (int64_t r = 0; r < R; ++r) {
+                       const T* src = x + (o * R + r) * I;
+                       for (int64_t i = 0; i < I; ++i) dst[i] += src[i];
+                     }
+                   }
+                 });
   } else {
     for (int64_t o = 0; o < O; ++o) {
       parallel_for(0, I, 256, [&](int64_t b, int64_t e) {
@@ -115,7 +119,8 @@ void sum_cpu(const TensorList& in, const Attrs& a, TensorList& out) {
   DType cd = half_out ? DType::Float32 : acc_dtype;
   Tensor x = as_dtype(x0, cd);
   // Reduced dims contiguous in the dim list and x contiguous: view as (O, R, I) directly.
-  bool block = x.is_contiguous() && (dims.empty() || dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size()));
+  bool block = x.is_contiguous() && (dims.empty() || dims.back() - dims.front() + 1 ==
+                                                         static_cast<int64_t>(dims.size()));
   int64_t O = 1, R = 1, I = 1;
   if (block && !dims.empty()) {
     for (int64_t d = 0; d < dims.front(); ++d) O *= x.size(d);
@@ -156,9 +161,7 @@ TensorList sum_bw(const GradCtx& c) {
 
 }  // namespace
 
-void register_reduce_sum_op() {
-  define_op(OpKind::Sum, kReduce, sum_infer, sum_cpu, sum_bw, 0);
-}
+void register_reduce_sum_op() { define_op(OpKind::Sum, kReduce, sum_infer, sum_cpu, sum_bw, 0); }
 
 Tensor sum(const Tensor& x, const IntList& dims, bool keepdim, std::optional<DType> dtype) {
   DType d = dtype ? *dtype : (is_floating(x.dtype()) ? x.dtype() : DType::Int64);

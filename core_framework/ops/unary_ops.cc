@@ -28,19 +28,22 @@ void float_unary(const Tensor& x, const Tensor& out, const char* name, const F& 
     Tensor xf = as_dtype(x, DType::Float32);
     if (is_half(out.dtype())) {
       Tensor tmp = empty(out.shape(), DType::Float32, out.device());
-      elementwise_kernel<float, float>(tmp, {xf}, [&](float v) { return static_cast<float>(f(v)); });
+      elementwise_kernel<float, float>(tmp, {xf},
+                                       [&](float v) { return static_cast<float>(f(v)); });
       Tensor o = out;
       copy_(o, tmp);
       return;
     }
     xf = as_dtype(x, out.dtype());
     NW_DISPATCH_FLOAT(out.dtype(), name, {
-      elementwise_kernel<scalar_t, scalar_t>(out, {xf}, [&](scalar_t v) { return static_cast<scalar_t>(f(v)); });
+      elementwise_kernel<scalar_t, scalar_t>(
+          out, {xf}, [&](scalar_t v) { return static_cast<scalar_t>(f(v)); });
     });
     return;
   }
   NW_DISPATCH_FLOAT(out.dtype(), name, {
-    elementwise_kernel<scalar_t, scalar_t>(out, {x}, [&](scalar_t v) { return static_cast<scalar_t>(f(v)); });
+    elementwise_kernel<scalar_t, scalar_t>(out, {x},
+                                           [&](scalar_t v) { return static_cast<scalar_t>(f(v)); });
   });
 }
 
@@ -52,13 +55,14 @@ void numeric_unary(const Tensor& x, const Tensor& out, const char* name, const F
     return;
   }
   NW_DISPATCH_NUMERIC(x.dtype(), name, {
-    elementwise_kernel<scalar_t, scalar_t>(out, {x}, [&](scalar_t v) { return static_cast<scalar_t>(f(v)); });
+    elementwise_kernel<scalar_t, scalar_t>(out, {x},
+                                           [&](scalar_t v) { return static_cast<scalar_t>(f(v)); });
   });
 }
 
-#define NW_FLOAT_UNARY_KERNEL(Name, expr)                                         \
-  void Name##_cpu(const TensorList& in, const Attrs& a, TensorList& out) {       \
-    float_unary(in[0], out[0], #Name, [&](auto v) { return expr; });              \
+#define NW_FLOAT_UNARY_KERNEL(Name, expr)                                  \
+  void Name##_cpu(const TensorList& in, const Attrs& a, TensorList& out) { \
+    float_unary(in[0], out[0], #Name, [&](auto v) { return expr; });       \
   }
 
 NW_FLOAT_UNARY_KERNEL(exp, std::exp(v))
@@ -102,7 +106,8 @@ void softplus_cpu(const TensorList& in, const Attrs& a, TensorList& out) {
 
 void leaky_relu_cpu(const TensorList& in, const Attrs& a, TensorList& out) {
   double s = a.f(0);
-  float_unary(in[0], out[0], "leaky_relu", [=](auto v) { return v > 0 ? v : static_cast<decltype(v)>(s) * v; });
+  float_unary(in[0], out[0], "leaky_relu",
+              [=](auto v) { return v > 0 ? v : static_cast<decltype(v)>(s) * v; });
 }
 
 void neg_cpu(const TensorList& in, const Attrs&, TensorList& out) {
@@ -130,7 +135,8 @@ void clamp_cpu(const TensorList& in, const Attrs& a, TensorList& out) {
 }
 void logical_not_cpu(const TensorList& in, const Attrs&, TensorList& out) {
   NW_DISPATCH_ANY(in[0].dtype(), "logical_not", {
-    elementwise_kernel<bool, scalar_t>(out[0], {in[0]}, [](scalar_t v) { return !(load_value(v) != 0); });
+    elementwise_kernel<bool, scalar_t>(out[0], {in[0]},
+                                       [](scalar_t v) { return !(load_value(v) != 0); });
   });
 }
 std::vector<TensorMeta> infer_bool(const TensorList& in, const Attrs&) {
@@ -194,8 +200,10 @@ TensorList softplus_bw(const GradCtx& c) {
 TensorList clamp_bw(const GradCtx& c) {
   Tensor keep = ones_like(X);
   Tensor m = cast(keep, DType::Bool);
-  if (c.attrs.b(2)) m = logical_and(m, ge(X, scalar_tensor(c.attrs.f(0), X.dtype(), Device{}, true)));
-  if (c.attrs.b(3)) m = logical_and(m, le(X, scalar_tensor(c.attrs.f(1), X.dtype(), Device{}, true)));
+  if (c.attrs.b(2))
+    m = logical_and(m, ge(X, scalar_tensor(c.attrs.f(0), X.dtype(), Device{}, true)));
+  if (c.attrs.b(3))
+    m = logical_and(m, le(X, scalar_tensor(c.attrs.f(1), X.dtype(), Device{}, true)));
   return {mul(G, mask_as(m, G))};
 }
 #undef G
@@ -249,13 +257,16 @@ Tensor erf(const Tensor& x) { return dispatch1(OpKind::Erf, {x}); }
 Tensor relu(const Tensor& x) { return dispatch1(OpKind::Relu, {x}); }
 Tensor leaky_relu(const Tensor& x, double s) { return dispatch1(OpKind::LeakyRelu, {x}, {s}); }
 Tensor elu(const Tensor& x, double alpha) { return dispatch1(OpKind::Elu, {x}, {alpha}); }
-Tensor gelu(const Tensor& x, bool tanh_approx) { return dispatch1(OpKind::Gelu, {x}, {tanh_approx}); }
+Tensor gelu(const Tensor& x, bool tanh_approx) {
+  return dispatch1(OpKind::Gelu, {x}, {tanh_approx});
+}
 Tensor softplus(const Tensor& x, double beta, double threshold) {
   return dispatch1(OpKind::Softplus, {x}, {beta, threshold});
 }
 Tensor logsigmoid(const Tensor& x) { return neg(softplus(neg(x))); }
 Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
-  return dispatch1(OpKind::Clamp, {x}, {lo.value_or(0.0), hi.value_or(0.0), lo.has_value(), hi.has_value()});
+  return dispatch1(OpKind::Clamp, {x},
+                   {lo.value_or(0.0), hi.value_or(0.0), lo.has_value(), hi.has_value()});
 }
 Tensor logical_not(const Tensor& x) { return dispatch1(OpKind::LogicalNot, {x}); }
 Tensor square(const Tensor& x) { return mul(x, x); }

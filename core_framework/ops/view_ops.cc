@@ -16,7 +16,8 @@ Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
   int64_t known = 1, infer_at = -1;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
-      NW_CHECK(infer_at < 0, ValueError, op, ": only one dimension can be -1, got ", shape_str(shape));
+      NW_CHECK(infer_at < 0, ValueError, op, ": only one dimension can be -1, got ",
+               shape_str(shape));
       infer_at = static_cast<int64_t>(i);
     } else {
       NW_CHECK(out[i] >= 0, ValueError, op, ": invalid shape ", shape_str(shape));
@@ -35,7 +36,8 @@ Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
 }
 
 // Strides that view `old` memory as `shape` without copying, if any exist (PyTorch's rule).
-std::optional<Shape> view_strides(const Shape& old_shape, const Shape& old_strides, const Shape& shape) {
+std::optional<Shape> view_strides(const Shape& old_shape, const Shape& old_strides,
+                                  const Shape& shape) {
   Shape ns(shape.size());
   if (old_shape.empty()) return Shape(shape.size(), 1);
   if (shape_numel(old_shape) == 0) return contiguous_strides(shape);
@@ -110,7 +112,8 @@ void expand_kernel(const TensorList& in, const Attrs& a, TensorList& out) {
   int64_t lead = n - x.dim();
   for (int64_t i = 0; i < n; ++i) {
     if (i < lead) {
-      NW_CHECK(target[i] >= 0, ValueError, "expand: -1 not allowed in leading new dims of ", shape_str(target));
+      NW_CHECK(target[i] >= 0, ValueError, "expand: -1 not allowed in leading new dims of ",
+               shape_str(target));
       sh[i] = target[i];
       st[i] = 0;
       continue;
@@ -125,7 +128,9 @@ void expand_kernel(const TensorList& in, const Attrs& a, TensorList& out) {
   }
   out = {make_view(x, sh, st, x.offset())};
 }
-TensorList expand_bw(const GradCtx& c) { return {sum_to(c.grad_outputs[0], c.input_meta[0].shape)}; }
+TensorList expand_bw(const GradCtx& c) {
+  return {sum_to(c.grad_outputs[0], c.input_meta[0].shape)};
+}
 
 // ---- Slice(x; dim, start, end, step) — arguments already normalized ----
 void slice_kernel(const TensorList& in, const Attrs& a, TensorList& out) {
@@ -174,7 +179,9 @@ void register_view_ops() {
     mutable_op_def(k).kernels[1] = mutable_op_def(k).kernels[0];
 }
 
-Tensor view(const Tensor& x, const Shape& shape) { return dispatch1(OpKind::View, {x}, {IntList(shape)}); }
+Tensor view(const Tensor& x, const Shape& shape) {
+  return dispatch1(OpKind::View, {x}, {IntList(shape)});
+}
 
 Tensor reshape(const Tensor& x, const Shape& shape) {
   Shape s = infer_size(shape, x.numel(), "reshape");
@@ -186,7 +193,8 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   if (x.dim() == 0) return reshape(x, {1});
   int64_t s = wrap_dim(start_dim, x.dim(), "start_dim"), e = wrap_dim(end_dim, x.dim(), "end_dim");
-  NW_CHECK(s <= e, ValueError, "flatten: start_dim (", s, ") must not come after end_dim (", e, ")");
+  NW_CHECK(s <= e, ValueError, "flatten: start_dim (", s, ") must not come after end_dim (", e,
+           ")");
   Shape sh;
   for (int64_t d = 0; d < s; ++d) sh.push_back(x.size(d));
   int64_t m = 1;
@@ -196,7 +204,9 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   return reshape(x, sh);
 }
 
-Tensor permute(const Tensor& x, const IntList& dims) { return dispatch1(OpKind::Permute, {x}, {dims}); }
+Tensor permute(const Tensor& x, const IntList& dims) {
+  return dispatch1(OpKind::Permute, {x}, {dims});
+}
 
 Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
   int64_t n = x.dim();
@@ -210,7 +220,8 @@ Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
 }
 
 Tensor t(const Tensor& x) {
-  NW_CHECK(x.dim() <= 2, ValueError, "t: expects a tensor with <= 2 dims, got shape ", shape_str(x.shape()));
+  NW_CHECK(x.dim() <= 2, ValueError, "t: expects a tensor with <= 2 dims, got shape ",
+           shape_str(x.shape()));
   return x.dim() < 2 ? x : transpose(x, 0, 1);
 }
 

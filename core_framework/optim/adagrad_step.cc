@@ -11,7 +11,8 @@ namespace {
 
 template <typename T>
 void adagrad_one(T* p, const T* g, T* sum, int64_t n, double clr_d, const AdagradOptions& o) {
-  const T clr = static_cast<T>(clr_d), wd = static_cast<T>(o.weight_decay), eps = static_cast<T>(o.eps);
+  const T clr = static_cast<T>(clr_d), wd = static_cast<T>(o.weight_decay),
+          eps = static_cast<T>(o.eps);
   const bool decay = o.weight_decay != 0, maximize = o.maximize;
   parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
@@ -40,8 +41,8 @@ void adagrad_step(const TensorList& params, const TensorList& grads, const Tenso
     NW_CHECK(steps[i] >= 1, ValueError, op, ": steps[", i, "] must be >= 1, got ", steps[i]);
     const double clr = o.lr / (1.0 + static_cast<double>(steps[i] - 1) * o.lr_decay);
     NW_DISPATCH_FLOAT(params[i].dtype(), op, {
-      adagrad_one<scalar_t>(params[i].data<scalar_t>(), g[i].data<scalar_t>(), state_sums[i].data<scalar_t>(),
-                            params[i].numel(), clr, o);
+      adagrad_one<scalar_t>(params[i].data<scalar_t>(), g[i].data<scalar_t>(),
+                            state_sums[i].data<scalar_t>(), params[i].numel(), clr, o);
     });
   }
   detail::bump_versions(params);

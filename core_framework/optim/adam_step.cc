@@ -18,7 +18,8 @@ inline T lerp(T start, T end, T w) {
 }
 
 template <typename T>
-void adam_one(T* p, const T* g, T* m, T* v, T* vmax, int64_t n, int64_t step, const AdamOptions& o) {
+void adam_one(T* p, const T* g, T* m, T* v, T* vmax, int64_t n, int64_t step,
+              const AdamOptions& o) {
   const double bc1 = 1.0 - std::pow(o.beta1, static_cast<double>(step));
   const double bc2 = 1.0 - std::pow(o.beta2, static_cast<double>(step));
   const T step_size = static_cast<T>(o.lr / bc1);
@@ -65,19 +66,20 @@ void adam_step(const TensorList& params, const TensorList& grads, const TensorLi
   if (o.amsgrad) {
     detail::check_state(op, "max_exp_avg_sqs", max_exp_avg_sqs, params);
   } else {
-    NW_CHECK(max_exp_avg_sqs.empty(), ValueError, op, ": max_exp_avg_sqs must be empty without amsgrad");
+    NW_CHECK(max_exp_avg_sqs.empty(), ValueError, op,
+             ": max_exp_avg_sqs must be empty without amsgrad");
   }
   detail::check_count(op, "steps", steps.size(), params.size());
   for (size_t i = 0; i < steps.size(); ++i) {
-    NW_CHECK(steps[i] >= 1, ValueError, op, ": steps[", i, "] must be >= 1 (the count after this step), got ",
-             steps[i]);
+    NW_CHECK(steps[i] >= 1, ValueError, op, ": steps[", i,
+             "] must be >= 1 (the count after this step), got ", steps[i]);
   }
   for (size_t i = 0; i < params.size(); ++i) {
     NW_DISPATCH_FLOAT(params[i].dtype(), op, {
-      adam_one<scalar_t>(params[i].data<scalar_t>(), g[i].data<scalar_t>(), exp_avgs[i].data<scalar_t>(),
-                         exp_avg_sqs[i].data<scalar_t>(),
-                         o.amsgrad ? max_exp_avg_sqs[i].data<scalar_t>() : nullptr, params[i].numel(),
-                         steps[i], o);
+      adam_one<scalar_t>(params[i].data<scalar_t>(), g[i].data<scalar_t>(),
+                         exp_avgs[i].data<scalar_t>(), exp_avg_sqs[i].data<scalar_t>(),
+                         o.amsgrad ? max_exp_avg_sqs[i].data<scalar_t>() : nullptr,
+                         params[i].numel(), steps[i], o);
     });
   }
   detail::bump_versions(params);

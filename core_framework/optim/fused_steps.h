@@ -1,14 +1,14 @@
 // Fused optimizer updates. Each function updates every tensor of one parameter group in place with
-// a single parallel_for over each tensor's elements, so a Python optimizer makes one native call per
-// group instead of a chain of elementwise ops (and never loops over elements in Python).
+// a single parallel_for over each tensor's elements, so a Python optimizer makes one native call
+// per group instead of a chain of elementwise ops (and never loops over elements in Python).
 //
 // The arithmetic follows PyTorch's single-tensor (CPU) implementations operation by operation, so a
 // model trained with nodeweave.core.optim follows the same trajectory as with torch.optim. Updates
 // write raw memory: they record no autograd history and bump each written tensor's version counter,
 // which is what an in-place op under no_grad does.
 //
-// Every list is checked at the boundary: equal lengths, float32/float64, CPU, and state tensors with
-// the parameter's shape and dtype. Errors name the list and the index of the offending tensor.
+// Every list is checked at the boundary: equal lengths, float32/float64, CPU, and state tensors
+// with the parameter's shape and dtype. Errors name the list and the index of the offending tensor.
 #pragma once
 #include <vector>
 
@@ -81,15 +81,15 @@ struct RowSparseGrad {
 // `param_shape`. indices[k] holds row ids (any shape, int32/int64); values[k] has shape
 // indices[k].shape + param_shape[1:]. Ids of lookup k equal to skip_rows[k] (its padding index) are
 // dropped; -1 keeps all. Rows are summed in lookup order, so the result is deterministic.
-RowSparseGrad coalesce_rows(const TensorList& indices, const TensorList& values, const Shape& param_shape,
-                            const std::vector<int64_t>& skip_rows);
+RowSparseGrad coalesce_rows(const TensorList& indices, const TensorList& values,
+                            const Shape& param_shape, const std::vector<int64_t>& skip_rows);
 
 // Plain SGD on the touched rows only (momentum and weight decay touch every row: use sgd_step).
 void sgd_sparse_step(const Tensor& param, const RowSparseGrad& g, double lr, bool maximize);
 // Adagrad on the touched rows; equal to the dense update because an untouched row's update is zero.
 // clr is the decayed learning rate lr / (1 + (step - 1) * lr_decay).
-void adagrad_sparse_step(const Tensor& param, const Tensor& state_sum, const RowSparseGrad& g, double clr,
-                         double eps, bool maximize);
+void adagrad_sparse_step(const Tensor& param, const Tensor& state_sum, const RowSparseGrad& g,
+                         double clr, double eps, bool maximize);
 // PyTorch's SparseAdam: moments and parameter are updated on the touched rows only ("lazy" Adam).
 void sparse_adam_step(const Tensor& param, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                       const RowSparseGrad& g, int64_t step, double lr, double beta1, double beta2,
@@ -98,9 +98,9 @@ void sparse_adam_step(const Tensor& param, const Tensor& exp_avg, const Tensor& 
 // ---- gradient clipping ----
 
 // The norm of all tensors taken together, as if concatenated: (sum_i ||t_i||_p^p)^(1/p), or the
-// largest absolute value for p = inf. Accumulates in double over fixed blocks, so the result does not
-// depend on the thread count. (Scaling is left to out-of-place ops: the autograd engine may hand two
-// leaves the same gradient tensor, and scaling it in place would scale both twice.)
+// largest absolute value for p = inf. Accumulates in double over fixed blocks, so the result does
+// not depend on the thread count. (Scaling is left to out-of-place ops: the autograd engine may
+// hand two leaves the same gradient tensor, and scaling it in place would scale both twice.)
 double total_norm(const TensorList& tensors, double norm_type);
 
 }  // namespace nodeweave::optim

@@ -30,7 +30,8 @@ double norm_part(const T* x, int64_t n, double p) {
           if (a > acc || std::isnan(a)) acc = a;
         }
       } else if (p == 2) {
-        for (int64_t i = b; i < e; ++i) acc += static_cast<double>(x[i]) * static_cast<double>(x[i]);
+        for (int64_t i = b; i < e; ++i)
+          acc += static_cast<double>(x[i]) * static_cast<double>(x[i]);
       } else if (p == 1) {
         for (int64_t i = b; i < e; ++i) acc += std::fabs(static_cast<double>(x[i]));
       } else {
@@ -53,7 +54,8 @@ double norm_part(const T* x, int64_t n, double p) {
 }  // namespace
 
 double total_norm(const TensorList& tensors, double norm_type) {
-  NW_CHECK(norm_type > 0, ValueError, "total_norm: norm_type must be positive or inf, got ", norm_type);
+  NW_CHECK(norm_type > 0, ValueError, "total_norm: norm_type must be positive or inf, got ",
+           norm_type);
   const bool is_inf = std::isinf(norm_type);
   double acc = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {

@@ -12,8 +12,10 @@ namespace {
 
 template <typename T>
 void rmsprop_one(T* p, const T* g, T* sq, T* gavg, T* buf, int64_t n, const RmspropOptions& o) {
-  const T lr = static_cast<T>(o.lr), alpha = static_cast<T>(o.alpha), w = static_cast<T>(1.0 - o.alpha);
-  const T eps = static_cast<T>(o.eps), wd = static_cast<T>(o.weight_decay), mom = static_cast<T>(o.momentum);
+  const T lr = static_cast<T>(o.lr), alpha = static_cast<T>(o.alpha),
+          w = static_cast<T>(1.0 - o.alpha);
+  const T eps = static_cast<T>(o.eps), wd = static_cast<T>(o.weight_decay),
+          mom = static_cast<T>(o.momentum);
   const bool decay = o.weight_decay != 0, maximize = o.maximize;
   parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
@@ -62,13 +64,15 @@ void rmsprop_step(const TensorList& params, const TensorList& grads, const Tenso
   if (use_buf) {
     detail::check_state(op, "momentum_buffers", momentum_buffers, params);
   } else {
-    NW_CHECK(momentum_buffers.empty(), ValueError, op, ": momentum_buffers must be empty when momentum is 0");
+    NW_CHECK(momentum_buffers.empty(), ValueError, op,
+             ": momentum_buffers must be empty when momentum is 0");
   }
   for (size_t i = 0; i < params.size(); ++i) {
     NW_DISPATCH_FLOAT(params[i].dtype(), op, {
-      rmsprop_one<scalar_t>(params[i].data<scalar_t>(), g[i].data<scalar_t>(), square_avgs[i].data<scalar_t>(),
-                            o.centered ? grad_avgs[i].data<scalar_t>() : nullptr,
-                            use_buf ? momentum_buffers[i].data<scalar_t>() : nullptr, params[i].numel(), o);
+      rmsprop_one<scalar_t>(
+          params[i].data<scalar_t>(), g[i].data<scalar_t>(), square_avgs[i].data<scalar_t>(),
+          o.centered ? grad_avgs[i].data<scalar_t>() : nullptr,
+          use_buf ? momentum_buffers[i].data<scalar_t>() : nullptr, params[i].numel(), o);
     });
   }
   detail::bump_versions(params);

@@ -36,7 +36,8 @@ void sgd_step(const TensorList& params, const TensorList& grads, const TensorLis
   detail::check_hyper(op, "lr", o.lr);
   detail::check_hyper(op, "momentum", o.momentum);
   detail::check_hyper(op, "weight_decay", o.weight_decay);
-  NW_CHECK(std::isfinite(o.dampening), ValueError, op, ": dampening must be finite, got ", o.dampening);
+  NW_CHECK(std::isfinite(o.dampening), ValueError, op, ": dampening must be finite, got ",
+           o.dampening);
   NW_CHECK(!o.nesterov || (o.momentum > 0 && o.dampening == 0), ValueError, op,
            ": nesterov requires momentum > 0 and dampening == 0, got momentum=", o.momentum,
            ", dampening=", o.dampening);
@@ -47,13 +48,14 @@ void sgd_step(const TensorList& params, const TensorList& grads, const TensorLis
     detail::check_state(op, "momentum_buffers", momentum_buffers, params);
     detail::check_count(op, "fresh", fresh.size(), params.size());
   } else {
-    NW_CHECK(momentum_buffers.empty(), ValueError, op, ": momentum_buffers must be empty when momentum is 0");
+    NW_CHECK(momentum_buffers.empty(), ValueError, op,
+             ": momentum_buffers must be empty when momentum is 0");
   }
   for (size_t i = 0; i < params.size(); ++i) {
     NW_DISPATCH_FLOAT(params[i].dtype(), op, {
       sgd_one<scalar_t>(params[i].data<scalar_t>(), g[i].data<scalar_t>(),
-                        use_buf ? momentum_buffers[i].data<scalar_t>() : nullptr, use_buf && fresh[i],
-                        params[i].numel(), o);
+                        use_buf ? momentum_buffers[i].data<scalar_t>() : nullptr,
+                        use_buf && fresh[i], params[i].numel(), o);
     });
   }
   detail::bump_versions(params);

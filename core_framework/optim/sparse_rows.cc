@@ -18,7 +18,9 @@ struct RowRef {
 };
 
 // Grain for loops over rows of `row` elements each: keep ~kGrainSize elements per chunk.
-int64_t row_grain(int64_t row) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, row)); }
+int64_t row_grain(int64_t row) {
+  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, row));
+}
 
 int64_t row_size(const Shape& param_shape) {
   int64_t r = 1;
@@ -43,15 +45,16 @@ void collect_ids(const Tensor& idx, size_t k, int64_t base, int64_t num_rows, in
 void check_row_grad(const char* op, const Tensor& param, const RowSparseGrad& g) {
   detail::check_params(op, {param});
   NW_CHECK(param.dim() >= 1, ValueError, op, ": param must have at least one dimension");
-  NW_CHECK(g.ids.defined() && g.ids.dtype() == DType::Int64 && g.ids.dim() == 1 && g.ids.is_contiguous() &&
-               g.ids.device().is_cpu(),
+  NW_CHECK(g.ids.defined() && g.ids.dtype() == DType::Int64 && g.ids.dim() == 1 &&
+               g.ids.is_contiguous() && g.ids.device().is_cpu(),
            TypeError, op, ": ids must be a contiguous 1-D int64 CPU tensor");
   Shape want = param.shape();
   want[0] = g.ids.numel();
-  NW_CHECK(g.values.defined() && g.values.shape() == want, ValueError, op, ": values must have shape ",
-           shape_str(want), ", got ", g.values.defined() ? shape_str(g.values.shape()) : "None");
-  NW_CHECK(g.values.dtype() == param.dtype() && (g.values.numel() == 0 || g.values.is_contiguous()) &&
-               g.values.device().is_cpu(),
+  NW_CHECK(g.values.defined() && g.values.shape() == want, ValueError, op,
+           ": values must have shape ", shape_str(want), ", got ",
+           g.values.defined() ? shape_str(g.values.shape()) : "None");
+  NW_CHECK(g.values.dtype() == param.dtype() &&
+               (g.values.numel() == 0 || g.values.is_contiguous()) && g.values.device().is_cpu(),
            TypeError, op, ": values must be a contiguous CPU tensor of the parameter's dtype ",
            dtype_name(param.dtype()));
   const int64_t* ids = g.ids.data<int64_t>();
@@ -59,19 +62,19 @@ void check_row_grad(const char* op, const Tensor& param, const RowSparseGrad& g)
     NW_CHECK(ids[j] >= 0 && ids[j] < param.size(0), IndexError, op, ": ids[", j, "] = ", ids[j],
              " is out of range for ", param.size(0), " rows");
     NW_CHECK(j == 0 || ids[j] > ids[j - 1], ValueError, op,
-             ": ids must be strictly increasing (coalesced), but ids[", j, "] = ", ids[j], " follows ",
-             ids[j - 1]);
+             ": ids must be strictly increasing (coalesced), but ids[", j, "] = ", ids[j],
+             " follows ", ids[j - 1]);
   }
 }
 
 }  // namespace
 
-RowSparseGrad coalesce_rows(const TensorList& indices, const TensorList& values, const Shape& param_shape,
-                            const std::vector<int64_t>& skip_rows) {
+RowSparseGrad coalesce_rows(const TensorList& indices, const TensorList& values,
+                            const Shape& param_shape, const std::vector<int64_t>& skip_rows) {
   const char* op = "coalesce_rows";
   NW_CHECK(!param_shape.empty(), ValueError, op, ": param_shape must have at least one dimension");
-  NW_CHECK(indices.size() == values.size(), ValueError, op, ": got ", indices.size(), " index tensors but ",
-           values.size(), " value tensors");
+  NW_CHECK(indices.size() == values.size(), ValueError, op, ": got ", indices.size(),
+           " index tensors but ", values.size(), " value tensors");
   NW_CHECK(skip_rows.size() == indices.size(), ValueError, op, ": got ", skip_rows.size(),
            " skip_rows for ", indices.size(), " index tensors");
   const int64_t num_rows = param_shape[0], row = row_size(param_shape);
@@ -81,9 +84,10 @@ RowSparseGrad coalesce_rows(const TensorList& indices, const TensorList& values,
   std::vector<const void*> src_rows;  // pos -> start of that row's values
   for (size_t k = 0; k < indices.size(); ++k) {
     const Tensor& idx = indices[k];
-    NW_CHECK(idx.defined() && (idx.dtype() == DType::Int64 || idx.dtype() == DType::Int32), TypeError, op,
-             ": indices[", k, "] must be an int32 or int64 tensor");
-    NW_CHECK(values[k].defined() && (values[k].dtype() == DType::Float32 || values[k].dtype() == DType::Float64),
+    NW_CHECK(idx.defined() && (idx.dtype() == DType::Int64 || idx.dtype() == DType::Int32),
+             TypeError, op, ": indices[", k, "] must be an int32 or int64 tensor");
+    NW_CHECK(values[k].defined() &&
+                 (values[k].dtype() == DType::Float32 || values[k].dtype() == DType::Float64),
              TypeError, op, ": values[", k, "] must be a float32 or float64 tensor");
     NW_CHECK(idx.device().is_cpu() && values[k].device().is_cpu(), NotImplementedError, op,
              ": only CPU tensors are supported");
@@ -98,13 +102,16 @@ RowSparseGrad coalesce_rows(const TensorList& indices, const TensorList& values,
     Tensor ci = contiguous(idx.detach());
     vals[k] = contiguous(values[k].detach());
     const int64_t base = static_cast<int64_t>(src_rows.size());
-    NW_DISPATCH_INDEX(ci.dtype(), op, { collect_ids<scalar_t>(ci, k, base, num_rows, skip_rows[k], &refs); });
+    NW_DISPATCH_INDEX(ci.dtype(), op,
+                      { collect_ids<scalar_t>(ci, k, base, num_rows, skip_rows[k], &refs); });
     const char* bytes = static_cast<const char*>(vals[k].data_ptr());
     const size_t row_bytes = static_cast<size_t>(row) * vals[k].itemsize();
-    for (int64_t j = 0; j < ci.numel(); ++j) src_rows.push_back(bytes + static_cast<size_t>(j) * row_bytes);
+    for (int64_t j = 0; j < ci.numel(); ++j)
+      src_rows.push_back(bytes + static_cast<size_t>(j) * row_bytes);
   }
-  std::sort(refs.begin(), refs.end(),
-            [](const RowRef& a, const RowRef& b) { return a.id != b.id ? a.id < b.id : a.pos < b.pos; });
+  std::sort(refs.begin(), refs.end(), [](const RowRef& a, const RowRef& b) {
+    return a.id != b.id ? a.id < b.id : a.pos < b.pos;
+  });
   // starts[u] .. starts[u+1] are the refs of the u-th distinct row.
   std::vector<size_t> starts;
   for (size_t j = 0; j < refs.size(); ++j) {
@@ -123,8 +130,10 @@ RowSparseGrad coalesce_rows(const TensorList& indices, const TensorList& values,
     parallel_for(0, u, row_grain(row), [&](int64_t b, int64_t e) {
       for (int64_t j = b; j < e; ++j) {
         scalar_t* d = dst + j * row;
-        for (size_t r = starts[static_cast<size_t>(j)]; r < starts[static_cast<size_t>(j) + 1]; ++r) {
-          const scalar_t* s = static_cast<const scalar_t*>(src_rows[static_cast<size_t>(refs[r].pos)]);
+        for (size_t r = starts[static_cast<size_t>(j)]; r < starts[static_cast<size_t>(j) + 1];
+             ++r) {
+          const scalar_t* s =
+              static_cast<const scalar_t*>(src_rows[static_cast<size_t>(refs[r].pos)]);
           for (int64_t c = 0; c < row; ++c) d[c] += s[c];
         }
       }
@@ -154,8 +163,8 @@ void sgd_sparse_step(const Tensor& param, const RowSparseGrad& g, double lr, boo
   param.bump_version();
 }
 
-void adagrad_sparse_step(const Tensor& param, const Tensor& state_sum, const RowSparseGrad& g, double clr,
-                         double eps, bool maximize) {
+void adagrad_sparse_step(const Tensor& param, const Tensor& state_sum, const RowSparseGrad& g,
+                         double clr, double eps, bool maximize) {
   const char* op = "adagrad_sparse_step";
   detail::check_hyper(op, "clr", clr);
   detail::check_hyper(op, "eps", eps);

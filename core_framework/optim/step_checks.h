@@ -1,5 +1,5 @@
-// Boundary checks shared by the fused optimizer kernels: they run before any tensor is written, so a
-// bad call raises without leaving a parameter group half updated.
+// Boundary checks shared by the fused optimizer kernels: they run before any tensor is written, so
+// a bad call raises without leaving a parameter group half updated.
 #pragma once
 #include <string>
 
@@ -11,7 +11,8 @@ namespace nodeweave::optim::detail {
 void check_params(const char* op, const TensorList& params);
 // A state list (exp_avgs, momentum_buffers, ...) that pairs element-wise with params: same length,
 // and each tensor with its parameter's shape and dtype, on the CPU and contiguous.
-void check_state(const char* op, const char* name, const TensorList& list, const TensorList& params);
+void check_state(const char* op, const char* name, const TensorList& list,
+                 const TensorList& params);
 // The gradients: same length, shapes and dtypes as params. Returns them contiguous (a copy only for
 // a non-contiguous gradient, e.g. one produced by a transpose in backward).
 TensorList checked_grads(const char* op, const TensorList& grads, const TensorList& params);

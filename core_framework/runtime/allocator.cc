@@ -1,10 +1,10 @@
 #include "core_framework/runtime/allocator.h"
 
 #include <atomic>
-#include <map>
-#include <mutex>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <new>
 
 #include "core_framework/runtime/error.h"
@@ -16,7 +16,8 @@ namespace {
 // Large blocks are kept in a size-keyed cache after free: a training step allocates the same
 // large activations every iteration, and handing back fresh mmap'ed memory each time costs a page
 // fault per 4 KiB on first touch (measured: out-of-place add over 2^24 floats ran at under 40% of
-// memory bandwidth without the cache). Small blocks go straight to malloc, which already pools them.
+// memory bandwidth without the cache). Small blocks go straight to malloc, which already pools
+// them.
 class CpuAllocator final : public Allocator {
  public:
   static constexpr size_t kCacheMin = size_t{1} << 20;  // cache blocks of 1 MiB and more
@@ -98,8 +99,8 @@ Allocator* get_allocator(Device device) {
   CpuAllocator& cpu = *cpu_ptr;
   if (device.is_cpu()) return &cpu;
   if (!cuda_hooks().allocator)
-    throw std::runtime_error(str_cat("device ", device.str(),
-                                     " is not available: nodeweave was built without CUDA support"));
+    throw std::runtime_error(str_cat(
+        "device ", device.str(), " is not available: nodeweave was built without CUDA support"));
   return cuda_hooks().allocator(device.index);
 }
 
@@ -112,7 +113,8 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
     return;
   }
   if (!cuda_hooks().copy)
-    throw std::runtime_error("copy between CPU and CUDA requested, but nodeweave was built without CUDA");
+    throw std::runtime_error(
+        "copy between CPU and CUDA requested, but nodeweave was built without CUDA");
   cuda_hooks().copy(dst, dst_device, src, src_device, nbytes);
 }
 

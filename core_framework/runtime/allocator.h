@@ -31,7 +31,8 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
 // registers these at static-init time, a CPU-only build leaves them empty.
 struct CudaHooks {
   Allocator* (*allocator)(int device_index) = nullptr;
-  void (*copy)(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) = nullptr;
+  void (*copy)(void* dst, Device dst_device, const void* src, Device src_device,
+               size_t nbytes) = nullptr;
   int (*device_count)() = nullptr;
 };
 void register_cuda_hooks(const CudaHooks& hooks);

@@ -1,5 +1,5 @@
-// Where a tensor's memory lives: the CPU or one CUDA device. Values match DLPack's device types so a
-// Device converts to DLDevice without a table.
+// Where a tensor's memory lives: the CPU or one CUDA device. Values match DLPack's device types so
+// a Device converts to DLDevice without a table.
 #pragma once
 #include <cstdint>
 #include <string>

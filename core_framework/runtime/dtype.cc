@@ -10,8 +10,8 @@ struct DTypeInfo {
   size_t size;
 };
 constexpr DTypeInfo kInfo[kNumDTypes] = {
-    {"bool", 1},    {"uint8", 1},    {"int8", 1},     {"int32", 4},   {"int64", 8},
-    {"float16", 2}, {"bfloat16", 2}, {"float32", 4},  {"float64", 8},
+    {"bool", 1},    {"uint8", 1},    {"int8", 1},    {"int32", 4},   {"int64", 8},
+    {"float16", 2}, {"bfloat16", 2}, {"float32", 4}, {"float64", 8},
 };
 }  // namespace
 
@@ -34,14 +34,16 @@ DType promote_types(DType a, DType b) {
     if (!is_floating(a)) return b;
     if (!is_floating(b)) return a;
     // float16 and bfloat16 have no common 16-bit type.
-    if ((a == DType::Float16 && b == DType::BFloat16) || (a == DType::BFloat16 && b == DType::Float16))
+    if ((a == DType::Float16 && b == DType::BFloat16) ||
+        (a == DType::BFloat16 && b == DType::Float16))
       return DType::Float32;
     return a > b ? a : b;
   }
   if (a == DType::Bool) return b;
   if (b == DType::Bool) return a;
   // uint8 with int8 needs a signed type that holds 0..255: int16 in PyTorch, int32 here.
-  if ((a == DType::UInt8 && b == DType::Int8) || (a == DType::Int8 && b == DType::UInt8)) return DType::Int32;
+  if ((a == DType::UInt8 && b == DType::Int8) || (a == DType::Int8 && b == DType::UInt8))
+    return DType::Int32;
   return a > b ? a : b;
 }
 
@@ -101,7 +103,8 @@ uint16_t float_to_half(float f) {
 }
 
 void throw_unsupported_dtype(const char* op, DType got, const char* expected) {
-  throw TypeError(str_cat(op, ": unsupported dtype ", dtype_name(got), " (expected ", expected, ")"));
+  throw TypeError(
+      str_cat(op, ": unsupported dtype ", dtype_name(got), " (expected ", expected, ")"));
 }
 
 std::string shape_str(const std::vector<int64_t>& shape) {

@@ -1,5 +1,5 @@
-// Element types of nodeweave tensors, their sizes and names, NumPy/PyTorch-style type promotion, and
-// the storage-only half types (float16, bfloat16) with their conversions to and from float.
+// Element types of nodeweave tensors, their sizes and names, NumPy/PyTorch-style type promotion,
+// and the storage-only half types (float16, bfloat16) with their conversions to and from float.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -49,15 +49,42 @@ inline uint16_t float_to_bfloat16(float f) {
 // Compile-time mapping between C++ element types and DType.
 template <typename T>
 struct DTypeOf;
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::Bool; };
-template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::UInt8; };
-template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::Int8; };
-template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::Int32; };
-template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::Int64; };
-template <> struct DTypeOf<Half> { static constexpr DType value = DType::Float16; };
-template <> struct DTypeOf<BFloat16> { static constexpr DType value = DType::BFloat16; };
-template <> struct DTypeOf<float> { static constexpr DType value = DType::Float32; };
-template <> struct DTypeOf<double> { static constexpr DType value = DType::Float64; };
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::Bool;
+};
+template <>
+struct DTypeOf<uint8_t> {
+  static constexpr DType value = DType::UInt8;
+};
+template <>
+struct DTypeOf<int8_t> {
+  static constexpr DType value = DType::Int8;
+};
+template <>
+struct DTypeOf<int32_t> {
+  static constexpr DType value = DType::Int32;
+};
+template <>
+struct DTypeOf<int64_t> {
+  static constexpr DType value = DType::Int64;
+};
+template <>
+struct DTypeOf<Half> {
+  static constexpr DType value = DType::Float16;
+};
+template <>
+struct DTypeOf<BFloat16> {
+  static constexpr DType value = DType::BFloat16;
+};
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::Float32;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::Float64;
+};
 
 }  // namespace nodeweave
 
@@ -70,44 +97,44 @@ template <> struct DTypeOf<double> { static constexpr DType value = DType::Float
     break;                             \
   }
 
-#define NW_DISPATCH_FLOAT(DTYPE, OPNAME, ...)                                       \
-  switch (DTYPE) {                                                                  \
-    NW_DTYPE_CASE(Float32, float, __VA_ARGS__)                                      \
-    NW_DTYPE_CASE(Float64, double, __VA_ARGS__)                                     \
-    default:                                                                        \
-      ::nodeweave::throw_unsupported_dtype(OPNAME, DTYPE, "float32 or float64");     \
+#define NW_DISPATCH_FLOAT(DTYPE, OPNAME, ...)                                    \
+  switch (DTYPE) {                                                               \
+    NW_DTYPE_CASE(Float32, float, __VA_ARGS__)                                   \
+    NW_DTYPE_CASE(Float64, double, __VA_ARGS__)                                  \
+    default:                                                                     \
+      ::nodeweave::throw_unsupported_dtype(OPNAME, DTYPE, "float32 or float64"); \
   }
 
-#define NW_DISPATCH_NUMERIC(DTYPE, OPNAME, ...)                                     \
-  switch (DTYPE) {                                                                  \
-    NW_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)                                      \
-    NW_DTYPE_CASE(Int8, int8_t, __VA_ARGS__)                                        \
-    NW_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)                                      \
-    NW_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                                      \
-    NW_DTYPE_CASE(Float32, float, __VA_ARGS__)                                      \
-    NW_DTYPE_CASE(Float64, double, __VA_ARGS__)                                     \
-    default:                                                                        \
-      ::nodeweave::throw_unsupported_dtype(OPNAME, DTYPE, "a numeric type");         \
+#define NW_DISPATCH_NUMERIC(DTYPE, OPNAME, ...)                              \
+  switch (DTYPE) {                                                           \
+    NW_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)                               \
+    NW_DTYPE_CASE(Int8, int8_t, __VA_ARGS__)                                 \
+    NW_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)                               \
+    NW_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                               \
+    NW_DTYPE_CASE(Float32, float, __VA_ARGS__)                               \
+    NW_DTYPE_CASE(Float64, double, __VA_ARGS__)                              \
+    default:                                                                 \
+      ::nodeweave::throw_unsupported_dtype(OPNAME, DTYPE, "a numeric type"); \
   }
 
-#define NW_DISPATCH_ALL(DTYPE, OPNAME, ...)                                         \
-  switch (DTYPE) {                                                                  \
-    NW_DTYPE_CASE(Bool, bool, __VA_ARGS__)                                          \
-    NW_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)                                      \
-    NW_DTYPE_CASE(Int8, int8_t, __VA_ARGS__)                                        \
-    NW_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)                                      \
-    NW_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                                      \
-    NW_DTYPE_CASE(Float32, float, __VA_ARGS__)                                      \
-    NW_DTYPE_CASE(Float64, double, __VA_ARGS__)                                     \
-    default:                                                                        \
-      ::nodeweave::throw_unsupported_dtype(OPNAME, DTYPE, "a non-half type");        \
+#define NW_DISPATCH_ALL(DTYPE, OPNAME, ...)                                   \
+  switch (DTYPE) {                                                            \
+    NW_DTYPE_CASE(Bool, bool, __VA_ARGS__)                                    \
+    NW_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)                                \
+    NW_DTYPE_CASE(Int8, int8_t, __VA_ARGS__)                                  \
+    NW_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)                                \
+    NW_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                                \
+    NW_DTYPE_CASE(Float32, float, __VA_ARGS__)                                \
+    NW_DTYPE_CASE(Float64, double, __VA_ARGS__)                               \
+    default:                                                                  \
+      ::nodeweave::throw_unsupported_dtype(OPNAME, DTYPE, "a non-half type"); \
   }
 
-#define NW_DISPATCH_INDEX(DTYPE, OPNAME, ...)                                       \
-  switch (DTYPE) {                                                                  \
-    NW_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)                                      \
-    NW_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                                      \
-    default:                                                                        \
+#define NW_DISPATCH_INDEX(DTYPE, OPNAME, ...)                                        \
+  switch (DTYPE) {                                                                   \
+    NW_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)                                       \
+    NW_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                                       \
+    default:                                                                         \
       ::nodeweave::throw_unsupported_dtype(OPNAME, DTYPE, "int32 or int64 indices"); \
   }
 

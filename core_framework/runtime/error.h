@@ -22,7 +22,8 @@ struct NotImplementedError : std::logic_error {
 };
 // RuntimeError is std::runtime_error.
 
-// Concatenates streamable pieces into one message: NW_CHECK(x > 0, ValueError, "x must be > 0, got ", x).
+// Concatenates streamable pieces into one message: NW_CHECK(x > 0, ValueError, "x must be > 0, got
+// ", x).
 template <typename... Args>
 std::string str_cat(const Args&... args) {
   std::ostringstream os;

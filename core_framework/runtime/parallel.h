@@ -26,7 +26,7 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
     return;
   }
   const int64_t nthreads = std::min<int64_t>(max_threads, (n + grain - 1) / grain);
-#pragma omp parallel num_threads(static_cast<int>(nthreads))
+#pragma omp parallel num_threads(static_cast <int>(nthreads))
   {
     const int64_t tid = omp_get_thread_num();
     const int64_t nt = omp_get_num_threads();

@@ -21,13 +21,16 @@ TensorList tensor_seq(pyb::handle obj, const char* arg) {
 }  // namespace
 
 void bind_autograd(pyb::module_& m) {
-  m.def("_backward", [](pyb::handle tensors, pyb::handle grads, bool retain_graph, bool create_graph) {
-    backward(tensor_seq(tensors, "tensors"), tensor_seq(grads, "grad_tensors"), retain_graph, create_graph);
-  });
+  m.def("_backward",
+        [](pyb::handle tensors, pyb::handle grads, bool retain_graph, bool create_graph) {
+          backward(tensor_seq(tensors, "tensors"), tensor_seq(grads, "grad_tensors"), retain_graph,
+                   create_graph);
+        });
   m.def("_grad", [](pyb::handle outputs, pyb::handle inputs, pyb::handle grads, bool retain_graph,
                     bool create_graph, bool allow_unused) {
-    TensorList r = grad(tensor_seq(outputs, "outputs"), tensor_seq(inputs, "inputs"),
-                        tensor_seq(grads, "grad_outputs"), retain_graph, create_graph, allow_unused);
+    TensorList r =
+        grad(tensor_seq(outputs, "outputs"), tensor_seq(inputs, "inputs"),
+             tensor_seq(grads, "grad_outputs"), retain_graph, create_graph, allow_unused);
     pyb::tuple out(r.size());
     for (size_t i = 0; i < r.size(); ++i) out[i] = r[i].defined() ? pyb::cast(r[i]) : pyb::none();
     return out;

@@ -10,9 +10,7 @@ namespace nodeweave::py {
 
 namespace {
 
-Tensor wrapped(double v, DType d) {
-  return scalar_tensor(v, d, Device{}, true);
-}
+Tensor wrapped(double v, DType d) { return scalar_tensor(v, d, Device{}, true); }
 
 Reduction parse_reduction(const std::string& s, const char* op) {
   if (s == "mean") return Reduction::Mean;

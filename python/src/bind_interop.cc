@@ -37,35 +37,65 @@ std::string qualified_type_name(pyb::handle obj) {
 
 std::string dl_device_name(int32_t type, int32_t id) {
   switch (type) {
-    case kDLCPU: return "cpu";
-    case kDLCUDA: return "cuda:" + std::to_string(id);
-    case kDLCUDAHost: return "cuda_host (pinned host memory, kDLCUDAHost)";
-    case kDLOpenCL: return "opencl:" + std::to_string(id);
-    case kDLVulkan: return "vulkan:" + std::to_string(id);
-    case kDLMetal: return "metal:" + std::to_string(id);
-    case kDLVPI: return "vpi:" + std::to_string(id);
-    case kDLROCM: return "rocm:" + std::to_string(id);
-    case kDLROCMHost: return "rocm_host";
-    case kDLExtDev: return "ext_dev:" + std::to_string(id);
-    case kDLCUDAManaged: return "cuda_managed:" + std::to_string(id);
-    case 14: return "oneapi:" + std::to_string(id);
-    case 15: return "webgpu:" + std::to_string(id);
-    case 16: return "hexagon:" + std::to_string(id);
-    default: return str_cat("DLPack device type ", type, " (id ", id, ")");
+    case kDLCPU:
+      return "cpu";
+    case kDLCUDA:
+      return "cuda:" + std::to_string(id);
+    case kDLCUDAHost:
+      return "cuda_host (pinned host memory, kDLCUDAHost)";
+    case kDLOpenCL:
+      return "opencl:" + std::to_string(id);
+    case kDLVulkan:
+      return "vulkan:" + std::to_string(id);
+    case kDLMetal:
+      return "metal:" + std::to_string(id);
+    case kDLVPI:
+      return "vpi:" + std::to_string(id);
+    case kDLROCM:
+      return "rocm:" + std::to_string(id);
+    case kDLROCMHost:
+      return "rocm_host";
+    case kDLExtDev:
+      return "ext_dev:" + std::to_string(id);
+    case kDLCUDAManaged:
+      return "cuda_managed:" + std::to_string(id);
+    case 14:
+      return "oneapi:" + std::to_string(id);
+    case 15:
+      return "webgpu:" + std::to_string(id);
+    case 16:
+      return "hexagon:" + std::to_string(id);
+    default:
+      return str_cat("DLPack device type ", type, " (id ", id, ")");
   }
 }
 
 std::string dl_dtype_name(const DLDataType& t) {
   const char* prefix = nullptr;
   switch (t.code) {
-    case kDLInt: prefix = "int"; break;
-    case kDLUInt: prefix = "uint"; break;
-    case kDLFloat: prefix = "float"; break;
-    case kDLOpaqueHandle: prefix = "opaque_handle"; break;
-    case kDLBfloat: prefix = "bfloat"; break;
-    case kDLComplex: prefix = "complex"; break;
-    case kDLBoolCode: prefix = "bool"; break;
-    default: break;
+    case kDLInt:
+      prefix = "int";
+      break;
+    case kDLUInt:
+      prefix = "uint";
+      break;
+    case kDLFloat:
+      prefix = "float";
+      break;
+    case kDLOpaqueHandle:
+      prefix = "opaque_handle";
+      break;
+    case kDLBfloat:
+      prefix = "bfloat";
+      break;
+    case kDLComplex:
+      prefix = "complex";
+      break;
+    case kDLBoolCode:
+      prefix = "bool";
+      break;
+    default:
+      break;
   }
   std::string name = prefix ? str_cat(prefix, static_cast<int>(t.bits))
                             : str_cat("DLPack type code ", static_cast<int>(t.code), " with ",
@@ -80,15 +110,20 @@ std::string dl_dtype_name(const DLDataType& t) {
 DLDataType to_dl_dtype(DType d) {
   const uint8_t bits = static_cast<uint8_t>(dtype_size(d) * 8);
   switch (d) {
-    case DType::Bool: return {kDLBoolCode, 8, 1};
-    case DType::UInt8: return {kDLUInt, bits, 1};
+    case DType::Bool:
+      return {kDLBoolCode, 8, 1};
+    case DType::UInt8:
+      return {kDLUInt, bits, 1};
     case DType::Int8:
     case DType::Int32:
-    case DType::Int64: return {kDLInt, bits, 1};
-    case DType::BFloat16: return {kDLBfloat, 16, 1};
+    case DType::Int64:
+      return {kDLInt, bits, 1};
+    case DType::BFloat16:
+      return {kDLBfloat, 16, 1};
     case DType::Float16:
     case DType::Float32:
-    case DType::Float64: return {kDLFloat, bits, 1};
+    case DType::Float64:
+      return {kDLFloat, bits, 1};
   }
   throw std::logic_error("to_dl_dtype: unknown dtype");
 }
@@ -103,21 +138,30 @@ bool from_dl_dtype(const DLDataType& t, DType* out) {
       if (t.bits == 8) *out = DType::UInt8;
       return t.bits == 8;
     case kDLInt:
-      if (t.bits == 8) *out = DType::Int8;
-      else if (t.bits == 32) *out = DType::Int32;
-      else if (t.bits == 64) *out = DType::Int64;
-      else return false;
+      if (t.bits == 8)
+        *out = DType::Int8;
+      else if (t.bits == 32)
+        *out = DType::Int32;
+      else if (t.bits == 64)
+        *out = DType::Int64;
+      else
+        return false;
       return true;
     case kDLFloat:
-      if (t.bits == 16) *out = DType::Float16;
-      else if (t.bits == 32) *out = DType::Float32;
-      else if (t.bits == 64) *out = DType::Float64;
-      else return false;
+      if (t.bits == 16)
+        *out = DType::Float16;
+      else if (t.bits == 32)
+        *out = DType::Float32;
+      else if (t.bits == 64)
+        *out = DType::Float64;
+      else
+        return false;
       return true;
     case kDLBfloat:
       if (t.bits == 16) *out = DType::BFloat16;
       return t.bits == 16;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -130,13 +174,14 @@ Device check_importable_device(int32_t type, int32_t id, const char* what) {
   if (type == kDLCUDA) {
     const std::string name = dl_device_name(type, id);
     if (!cuda_built()) {
-      throw_buffer_error(str_cat("from_dlpack: ", what, " is on ", name,
-                                 ", but this nodeweave build has no CUDA support; copy it to the CPU "
-                                 "first (e.g. x.cpu())"));
+      throw_buffer_error(
+          str_cat("from_dlpack: ", what, " is on ", name,
+                  ", but this nodeweave build has no CUDA support; copy it to the CPU "
+                  "first (e.g. x.cpu())"));
     }
     if (id < 0 || id >= cuda_device_count()) {
-      throw_buffer_error(str_cat("from_dlpack: ", what, " is on ", name, ", but only ", cuda_device_count(),
-                                 " CUDA device(s) are visible to nodeweave"));
+      throw_buffer_error(str_cat("from_dlpack: ", what, " is on ", name, ", but only ",
+                                 cuda_device_count(), " CUDA device(s) are visible to nodeweave"));
     }
     return Device{DeviceType::CUDA, id};
   }
@@ -204,8 +249,10 @@ void versioned_capsule_destructor(PyObject* c) {
   capsule_destructor<DLManagedTensorVersioned>(c, kVersionedName);
 }
 
-// A (major, minor) or (device_type, device_id) pair of ints; raises TypeError naming `fn` and `arg`.
-std::pair<int64_t, int64_t> int_pair(pyb::handle obj, const char* fn, const char* arg, const char* what) {
+// A (major, minor) or (device_type, device_id) pair of ints; raises TypeError naming `fn` and
+// `arg`.
+std::pair<int64_t, int64_t> int_pair(pyb::handle obj, const char* fn, const char* arg,
+                                     const char* what) {
   if (pyb::isinstance<pyb::tuple>(obj) || pyb::isinstance<pyb::list>(obj)) {
     pyb::sequence seq = pyb::reinterpret_borrow<pyb::sequence>(obj);
     if (seq.size() == 2 && PyIndex_Check(seq[0].ptr()) && PyIndex_Check(seq[1].ptr()) &&
@@ -234,18 +281,19 @@ pyb::object tensor_dlpack(const Tensor& self, pyb::object stream, pyb::object ma
   if (!dl_device.is_none()) {
     auto [type, id] = int_pair(dl_device, "__dlpack__", "dl_device", "(device_type, device_id)");
     if (type != mine.device_type || id != mine.device_id) {
-      throw_buffer_error(str_cat("__dlpack__: dl_device=(", type, ", ", id, ") (",
-                                 dl_device_name(static_cast<int32_t>(type), static_cast<int32_t>(id)),
-                                 ") was requested, but the tensor is on ", dev.str(), " (",
-                                 static_cast<int>(mine.device_type), ", ", mine.device_id,
-                                 "); move it with .to() first"));
+      throw_buffer_error(str_cat(
+          "__dlpack__: dl_device=(", type, ", ", id, ") (",
+          dl_device_name(static_cast<int32_t>(type), static_cast<int32_t>(id)),
+          ") was requested, but the tensor is on ", dev.str(), " (",
+          static_cast<int>(mine.device_type), ", ", mine.device_id, "); move it with .to() first"));
     }
   }
 
   bool force_copy = false;
   if (!copy.is_none()) {
     if (!PyBool_Check(copy.ptr())) {
-      throw TypeError(str_cat("__dlpack__: copy must be None, True or False, got ", std::string(pyb::repr(copy))));
+      throw TypeError(str_cat("__dlpack__: copy must be None, True or False, got ",
+                              std::string(pyb::repr(copy))));
     }
     force_copy = copy.ptr() == Py_True;
   }
@@ -254,7 +302,8 @@ pyb::object tensor_dlpack(const Tensor& self, pyb::object stream, pyb::object ma
   const bool has_stream = !stream.is_none();
   if (has_stream) {
     if (!PyLong_Check(stream.ptr()) || PyBool_Check(stream.ptr())) {
-      throw TypeError(str_cat("__dlpack__: stream must be None or an int, got ", type_name(stream)));
+      throw TypeError(
+          str_cat("__dlpack__: stream must be None or an int, got ", type_name(stream)));
     }
     stream_value = stream.cast<int64_t>();
   }
@@ -262,24 +311,28 @@ pyb::object tensor_dlpack(const Tensor& self, pyb::object stream, pyb::object ma
     NW_CHECK(!has_stream || stream_value == -1, ValueError,
              "__dlpack__: stream must be None for a CPU tensor, got ", stream_value);
   } else {
-    NW_CHECK(stream_value != 0 || !has_stream, ValueError,
-             "__dlpack__: stream=0 is ambiguous for CUDA (the DLPack standard disallows it); pass 1 for "
-             "the legacy default stream or 2 for the per-thread default stream");
-    NW_CHECK(!has_stream || stream_value >= -1, ValueError, "__dlpack__: invalid CUDA stream ", stream_value);
+    NW_CHECK(
+        stream_value != 0 || !has_stream, ValueError,
+        "__dlpack__: stream=0 is ambiguous for CUDA (the DLPack standard disallows it); pass 1 for "
+        "the legacy default stream or 2 for the per-thread default stream");
+    NW_CHECK(!has_stream || stream_value >= -1, ValueError, "__dlpack__: invalid CUDA stream ",
+             stream_value);
   }
 
   if (self.requires_grad()) {
     throw_buffer_error(
-        "__dlpack__: can't export a tensor that requires grad (the consumer would bypass autograd); "
+        "__dlpack__: can't export a tensor that requires grad (the consumer would bypass "
+        "autograd); "
         "export tensor.detach() instead");
   }
 
   Tensor t = force_copy ? clone(self) : self;
 
 #ifdef NODEWEAVE_WITH_CUDA
-  // stream=None means the consumer uses the legacy default stream, where nodeweave queues all of its
-  // work, so nothing needs to wait; -1 asks for no synchronization at all.
-  if (dev.is_cuda() && has_stream && stream_value != -1) cuda::make_stream_wait(dev.index, stream_value);
+  // stream=None means the consumer uses the legacy default stream, where nodeweave queues all of
+  // its work, so nothing needs to wait; -1 asks for no synchronization at all.
+  if (dev.is_cuda() && has_stream && stream_value != -1)
+    cuda::make_stream_wait(dev.index, stream_value);
 #endif
 
   PyObject* capsule = nullptr;
@@ -359,32 +412,36 @@ Tensor wrap_managed(Managed* m, Device device, DType dtype) {
 // Validates everything before consuming, so a rejected capsule still owns its tensor and its own
 // destructor frees it. Returns the tensor and whether the producer marked it read-only.
 template <typename Managed>
-Tensor consume_capsule(PyObject* capsule, const char* name, const char* used_name, bool* read_only) {
+Tensor consume_capsule(PyObject* capsule, const char* name, const char* used_name,
+                       bool* read_only) {
   auto* m = static_cast<Managed*>(PyCapsule_GetPointer(capsule, name));
   if (!m) throw pyb::error_already_set();
   *read_only = false;
   if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
     if (m->version.major > kDLPackMajor) {
-      throw_buffer_error(str_cat("from_dlpack: the producer exported DLPack ", m->version.major, ".",
-                                 m->version.minor, ", but nodeweave understands DLPack ", kDLPackMajor,
-                                 ".x only"));
+      throw_buffer_error(str_cat("from_dlpack: the producer exported DLPack ", m->version.major,
+                                 ".", m->version.minor, ", but nodeweave understands DLPack ",
+                                 kDLPackMajor, ".x only"));
     }
     *read_only = (m->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
   }
   const DLTensor& dl = m->dl_tensor;
   DType dtype;
   if (!from_dl_dtype(dl.dtype, &dtype)) {
-    throw TypeError(str_cat("from_dlpack: unsupported dtype ", dl_dtype_name(dl.dtype), " (DLPack code ",
-                            static_cast<int>(dl.dtype.code), ", ", static_cast<int>(dl.dtype.bits),
+    throw TypeError(str_cat("from_dlpack: unsupported dtype ", dl_dtype_name(dl.dtype),
+                            " (DLPack code ", static_cast<int>(dl.dtype.code), ", ",
+                            static_cast<int>(dl.dtype.bits),
                             " bits); nodeweave supports bool, uint8, int8, int32, int64, float16, "
                             "bfloat16, float32 and float64"));
   }
-  const Device device = check_importable_device(dl.device.device_type, dl.device.device_id, "the tensor");
+  const Device device =
+      check_importable_device(dl.device.device_type, dl.device.device_id, "the tensor");
   NW_CHECK(dl.ndim >= 0, ValueError, "from_dlpack: invalid ndim ", dl.ndim);
   NW_CHECK(dl.ndim == 0 || dl.shape, ValueError, "from_dlpack: the DLTensor has ndim ", dl.ndim,
            " but no shape");
   for (int32_t i = 0; i < dl.ndim; ++i) {
-    NW_CHECK(dl.shape[i] >= 0, ValueError, "from_dlpack: negative size ", dl.shape[i], " in dimension ", i);
+    NW_CHECK(dl.shape[i] >= 0, ValueError, "from_dlpack: negative size ", dl.shape[i],
+             " in dimension ", i);
   }
   if (PyCapsule_SetName(capsule, used_name) != 0) throw pyb::error_already_set();
   return wrap_managed(m, device, dtype);
@@ -394,7 +451,8 @@ Tensor from_dlpack(pyb::object x, pyb::object copy) {
   bool force_copy = false, forbid_copy = false;
   if (!copy.is_none()) {
     if (!PyBool_Check(copy.ptr())) {
-      throw TypeError(str_cat("from_dlpack: copy must be None, True or False, got ", std::string(pyb::repr(copy))));
+      throw TypeError(str_cat("from_dlpack: copy must be None, True or False, got ",
+                              std::string(pyb::repr(copy))));
     }
     force_copy = copy.ptr() == Py_True;
     forbid_copy = !force_copy;
@@ -411,30 +469,36 @@ Tensor from_dlpack(pyb::object x, pyb::object copy) {
         dev = x.attr("__dlpack_device__")();
       } catch (pyb::error_already_set& e) {
         // PyTorch, for one, raises for devices DLPack cannot describe ('meta').
-        throw_buffer_error(str_cat("from_dlpack: x (", qualified_type_name(x), ") is on a device DLPack "
-                                   "cannot describe: ", std::string(pyb::str(e.type().attr("__name__"))), ": ",
+        throw_buffer_error(str_cat("from_dlpack: x (", qualified_type_name(x),
+                                   ") is on a device DLPack "
+                                   "cannot describe: ",
+                                   std::string(pyb::str(e.type().attr("__name__"))), ": ",
                                    std::string(pyb::str(e.value()))));
       }
-      auto [type, id] = int_pair(dev, "from_dlpack", "x.__dlpack_device__()", "(device_type, device_id)");
+      auto [type, id] =
+          int_pair(dev, "from_dlpack", "x.__dlpack_device__()", "(device_type, device_id)");
       Device d = check_importable_device(static_cast<int32_t>(type), static_cast<int32_t>(id), "x");
       // We read the memory on the legacy default stream, which is DLPack stream 1.
       if (d.is_cuda()) kwargs["stream"] = 1;
     }
     pyb::object dlpack = x.attr("__dlpack__");
     try {
-      capsule = dlpack(pyb::arg("max_version") = pyb::make_tuple(kDLPackMajor, kDLPackMinor), **kwargs);
+      capsule =
+          dlpack(pyb::arg("max_version") = pyb::make_tuple(kDLPackMajor, kDLPackMinor), **kwargs);
     } catch (pyb::error_already_set& e) {
       // Producers written before DLPack 1.0 do not know max_version.
       if (!e.matches(PyExc_TypeError)) throw;
       capsule = dlpack(**kwargs);
     }
     if (!PyCapsule_CheckExact(capsule.ptr())) {
-      throw TypeError(str_cat("from_dlpack: ", qualified_type_name(x), ".__dlpack__() returned ", type_name(capsule),
-                              ", not a DLPack capsule"));
+      throw TypeError(str_cat("from_dlpack: ", qualified_type_name(x), ".__dlpack__() returned ",
+                              type_name(capsule), ", not a DLPack capsule"));
     }
   } else {
-    throw TypeError(str_cat("from_dlpack: x must support the DLPack protocol (__dlpack__) or be a DLPack "
-                            "capsule, got ", qualified_type_name(x)));
+    throw TypeError(
+        str_cat("from_dlpack: x must support the DLPack protocol (__dlpack__) or be a DLPack "
+                "capsule, got ",
+                qualified_type_name(x)));
   }
 
   PyObject* cap = capsule.ptr();
@@ -444,15 +508,19 @@ Tensor from_dlpack(pyb::object x, pyb::object copy) {
   Tensor t;
   bool read_only = false;
   if (cap_name == kVersionedName) {
-    t = consume_capsule<DLManagedTensorVersioned>(cap, kVersionedName, kUsedVersionedName, &read_only);
+    t = consume_capsule<DLManagedTensorVersioned>(cap, kVersionedName, kUsedVersionedName,
+                                                  &read_only);
   } else if (cap_name == kLegacyName) {
     t = consume_capsule<DLManagedTensor>(cap, kLegacyName, kUsedLegacyName, &read_only);
   } else if (cap_name == kUsedLegacyName || cap_name == kUsedVersionedName) {
-    throw ValueError(str_cat("from_dlpack: the DLPack capsule was already consumed (its name is '", cap_name,
-                             "'); a capsule can be consumed only once, so call x.__dlpack__() again"));
+    throw ValueError(
+        str_cat("from_dlpack: the DLPack capsule was already consumed (its name is '", cap_name,
+                "'); a capsule can be consumed only once, so call x.__dlpack__() again"));
   } else {
-    throw TypeError(str_cat("from_dlpack: expected a capsule named 'dltensor' or 'dltensor_versioned', got "
-                            "one named '", cap_name, "'"));
+    throw TypeError(
+        str_cat("from_dlpack: expected a capsule named 'dltensor' or 'dltensor_versioned', got "
+                "one named '",
+                cap_name, "'"));
   }
   if (read_only && forbid_copy) {
     throw_buffer_error(
@@ -485,35 +553,48 @@ void bind_interop(pyb::module_& m) {
           "'dltensor_versioned' capsule (DLPack 1.0) when max_version >= (1, 0), else a legacy\n"
           "'dltensor' one. The consumer shares the tensor's memory unless copy=True.\n"
           "Tensors that require grad are not exported (BufferError): export t.detach().");
-  cls.def("__dlpack_device__", [](const Tensor& t) {
-    DLDevice d = to_dl_device(t.device());
-    return pyb::make_tuple(static_cast<int>(d.device_type), static_cast<int>(d.device_id));
-  }, "The (DLPack device type, device id) pair: (1, 0) for the CPU, (2, N) for cuda:N.");
+  cls.def(
+      "__dlpack_device__",
+      [](const Tensor& t) {
+        DLDevice d = to_dl_device(t.device());
+        return pyb::make_tuple(static_cast<int>(d.device_type), static_cast<int>(d.device_id));
+      },
+      "The (DLPack device type, device id) pair: (1, 0) for the CPU, (2, N) for cuda:N.");
 
-  m.def("from_dlpack", &from_dlpack, pyb::arg("x"), pyb::kw_only(), pyb::arg("copy") = pyb::none(),
-        "Views memory exported through DLPack as a tensor, without copying.\n\n"
-        "x is any object with __dlpack__ (NumPy arrays, torch tensors, nodeweave tensors, ...) or a\n"
-        "DLPack capsule, which is consumed (a capsule can be imported once). The tensor keeps the\n"
-        "producer's memory alive and reports the producer's address as data_ptr().\n\n"
-        "copy=None (default) shares memory when possible; copy=True always copies; copy=False never\n"
-        "copies. Memory the producer marks read-only (e.g. a NumPy array with writeable=False) is\n"
-        "copied, because nodeweave tensors are writable; with copy=False that raises BufferError.\n"
-        "Unsupported dtypes (complex, uint16, ...) raise TypeError; memory on devices nodeweave cannot\n"
-        "use (another accelerator, or CUDA in a CPU-only build) raises BufferError.");
+  m.def(
+      "from_dlpack", &from_dlpack, pyb::arg("x"), pyb::kw_only(), pyb::arg("copy") = pyb::none(),
+      "Views memory exported through DLPack as a tensor, without copying.\n\n"
+      "x is any object with __dlpack__ (NumPy arrays, torch tensors, nodeweave tensors, ...) or a\n"
+      "DLPack capsule, which is consumed (a capsule can be imported once). The tensor keeps the\n"
+      "producer's memory alive and reports the producer's address as data_ptr().\n\n"
+      "copy=None (default) shares memory when possible; copy=True always copies; copy=False never\n"
+      "copies. Memory the producer marks read-only (e.g. a NumPy array with writeable=False) is\n"
+      "copied, because nodeweave tensors are writable; with copy=False that raises BufferError.\n"
+      "Unsupported dtypes (complex, uint16, ...) raise TypeError; memory on devices nodeweave "
+      "cannot\n"
+      "use (another accelerator, or CUDA in a CPU-only build) raises BufferError.");
 
-  m.def("_cuda_memory_stats", [](int index) {
-    Allocator* a = cuda_allocator_arg(index, "memory_allocated");
-    return pyb::make_tuple(a->bytes_in_use(), a->bytes_cached());
-  }, pyb::arg("device"));
-  m.def("_cuda_empty_cache", [](int index) { cuda_allocator_arg(index, "empty_cache")->empty_cache(); },
-        pyb::arg("device"));
-  m.def("_cuda_synchronize", [](int index) {
-    cuda_allocator_arg(index, "synchronize");
+  m.def(
+      "_cuda_memory_stats",
+      [](int index) {
+        Allocator* a = cuda_allocator_arg(index, "memory_allocated");
+        return pyb::make_tuple(a->bytes_in_use(), a->bytes_cached());
+      },
+      pyb::arg("device"));
+  m.def(
+      "_cuda_empty_cache",
+      [](int index) { cuda_allocator_arg(index, "empty_cache")->empty_cache(); },
+      pyb::arg("device"));
+  m.def(
+      "_cuda_synchronize",
+      [](int index) {
+        cuda_allocator_arg(index, "synchronize");
 #ifdef NODEWEAVE_WITH_CUDA
-    pyb::gil_scoped_release release;
-    cuda::synchronize(index);
+        pyb::gil_scoped_release release;
+        cuda::synchronize(index);
 #endif
-  }, pyb::arg("device"));
+      },
+      pyb::arg("device"));
 }
 
 }  // namespace nodeweave::py

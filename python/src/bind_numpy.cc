@@ -19,21 +19,31 @@ DType dtype_of(const pyb::dtype& d) {
   if (kind == 'f' && size == 2) return DType::Float16;
   if (kind == 'f' && size == 4) return DType::Float32;
   if (kind == 'f' && size == 8) return DType::Float64;
-  throw TypeError(str_cat("from_numpy: unsupported NumPy dtype ", std::string(pyb::str(d)),
-                          " (supported: bool, uint8, int8, int32, int64, float16, float32, float64)"));
+  throw TypeError(
+      str_cat("from_numpy: unsupported NumPy dtype ", std::string(pyb::str(d)),
+              " (supported: bool, uint8, int8, int32, int64, float16, float32, float64)"));
 }
 
 pyb::dtype numpy_dtype(DType d) {
   switch (d) {
-    case DType::Bool: return pyb::dtype("bool");
-    case DType::UInt8: return pyb::dtype("uint8");
-    case DType::Int8: return pyb::dtype("int8");
-    case DType::Int32: return pyb::dtype("int32");
-    case DType::Int64: return pyb::dtype("int64");
-    case DType::Float16: return pyb::dtype("float16");
-    case DType::Float32: return pyb::dtype("float32");
-    case DType::Float64: return pyb::dtype("float64");
-    default: throw TypeError(str_cat("numpy(): NumPy has no ", dtype_name(d), " dtype; cast first"));
+    case DType::Bool:
+      return pyb::dtype("bool");
+    case DType::UInt8:
+      return pyb::dtype("uint8");
+    case DType::Int8:
+      return pyb::dtype("int8");
+    case DType::Int32:
+      return pyb::dtype("int32");
+    case DType::Int64:
+      return pyb::dtype("int64");
+    case DType::Float16:
+      return pyb::dtype("float16");
+    case DType::Float32:
+      return pyb::dtype("float32");
+    case DType::Float64:
+      return pyb::dtype("float64");
+    default:
+      throw TypeError(str_cat("numpy(): NumPy has no ", dtype_name(d), " dtype; cast first"));
   }
 }
 
@@ -58,10 +68,11 @@ Tensor tensor_from_numpy(pyb::array arr) {
   char* data = static_cast<char*>(arr.mutable_data());
   // Keep the array alive while the storage lives; the deleter may run without the GIL held.
   auto* keep = new pyb::object(arr);
-  auto storage = std::make_shared<Storage>(data + lo, static_cast<size_t>(hi - lo + item), Device{}, [keep]() {
-    pyb::gil_scoped_acquire gil;
-    delete keep;
-  });
+  auto storage =
+      std::make_shared<Storage>(data + lo, static_cast<size_t>(hi - lo + item), Device{}, [keep]() {
+        pyb::gil_scoped_acquire gil;
+        delete keep;
+      });
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = storage;
   impl->shape = shape;
@@ -74,7 +85,8 @@ Tensor tensor_from_numpy(pyb::array arr) {
 void bind_numpy(pyb::module_& m) {
   m.def("from_numpy", &tensor_from_numpy, pyb::arg("ndarray"));
   m.def("_to_numpy", [](const Tensor& t) {
-    NW_CHECK(t.device().is_cpu(), TypeError, "numpy(): tensor is on ", t.device().str(), "; call .cpu() first");
+    NW_CHECK(t.device().is_cpu(), TypeError, "numpy(): tensor is on ", t.device().str(),
+             "; call .cpu() first");
     std::vector<pyb::ssize_t> shape(t.shape().begin(), t.shape().end());
     std::vector<pyb::ssize_t> strides;
     for (int64_t s : t.strides()) strides.push_back(s * static_cast<int64_t>(t.itemsize()));

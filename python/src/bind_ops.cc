@@ -11,22 +11,29 @@ using Binary = Tensor (*)(const Tensor&, const Tensor&);
 
 // Binds a binary op as function, method, operator and reflected operator, with scalar operands.
 void def_binary(pyb::module_& m, pyb::class_<Tensor>& cls, const char* name, Binary fn,
-                const char* dunder = nullptr, const char* rdunder = nullptr, const char* idunder = nullptr,
-                OpKind inplace_kind = OpKind::kNumOps) {
+                const char* dunder = nullptr, const char* rdunder = nullptr,
+                const char* idunder = nullptr, OpKind inplace_kind = OpKind::kNumOps) {
   auto f = [fn](pyb::handle a, pyb::handle b) {
     return fn(tensor_or_scalar(a, "input"), tensor_or_scalar(b, "other"));
   };
   m.def(name, f);
-  cls.def(name, [fn](const Tensor& a, pyb::handle b) { return fn(a, tensor_or_scalar(b, "other")); });
+  cls.def(name,
+          [fn](const Tensor& a, pyb::handle b) { return fn(a, tensor_or_scalar(b, "other")); });
   if (dunder) {
-    cls.def(dunder, [fn](const Tensor& a, pyb::handle b) -> pyb::object {
-      if (!pyb::isinstance<Tensor>(b) && !PyNumber_Check(b.ptr())) return pyb::reinterpret_borrow<pyb::object>(Py_NotImplemented);
-      return pyb::cast(fn(a, tensor_or_scalar(b, "other")));
-    }, pyb::is_operator());
+    cls.def(
+        dunder,
+        [fn](const Tensor& a, pyb::handle b) -> pyb::object {
+          if (!pyb::isinstance<Tensor>(b) && !PyNumber_Check(b.ptr()))
+            return pyb::reinterpret_borrow<pyb::object>(Py_NotImplemented);
+          return pyb::cast(fn(a, tensor_or_scalar(b, "other")));
+        },
+        pyb::is_operator());
   }
   if (rdunder) {
-    cls.def(rdunder, [fn](const Tensor& a, pyb::handle b) { return fn(tensor_or_scalar(b, "other"), a); },
-            pyb::is_operator());
+    cls.def(
+        rdunder,
+        [fn](const Tensor& a, pyb::handle b) { return fn(tensor_or_scalar(b, "other"), a); },
+        pyb::is_operator());
   }
   if (inplace_kind != OpKind::kNumOps) {
     auto ip = [inplace_kind](Tensor& a, pyb::handle b) -> Tensor {
@@ -59,7 +66,8 @@ void bind_ops(pyb::module_& m) {
   def_binary(m, cls, "sub", &sub, "__sub__", "__rsub__", "__isub__", OpKind::Sub);
   def_binary(m, cls, "mul", &mul, "__mul__", "__rmul__", "__imul__", OpKind::Mul);
   def_binary(m, cls, "div", &div, "__truediv__", "__rtruediv__", "__itruediv__", OpKind::Div);
-  def_binary(m, cls, "pow", static_cast<Binary>(&pow), "__pow__", "__rpow__", "__ipow__", OpKind::Pow);
+  def_binary(m, cls, "pow", static_cast<Binary>(&pow), "__pow__", "__rpow__", "__ipow__",
+             OpKind::Pow);
   def_binary(m, cls, "maximum", &maximum);
   def_binary(m, cls, "minimum", &minimum);
   def_binary(m, cls, "eq", &eq, "__eq__");
@@ -71,8 +79,12 @@ void bind_ops(pyb::module_& m) {
   def_binary(m, cls, "logical_and", &logical_and, "__and__", "__rand__");
   def_binary(m, cls, "logical_or", &logical_or, "__or__", "__ror__");
   def_binary(m, cls, "logical_xor", &logical_xor, "__xor__", "__rxor__");
-  cls.def("__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, pyb::is_operator());
-  cls.def("__rmatmul__", [](const Tensor& a, const Tensor& b) { return matmul(b, a); }, pyb::is_operator());
+  cls.def(
+      "__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
+      pyb::is_operator());
+  cls.def(
+      "__rmatmul__", [](const Tensor& a, const Tensor& b) { return matmul(b, a); },
+      pyb::is_operator());
   cls.def("__neg__", [](const Tensor& a) { return neg(a); });
   cls.def("__abs__", [](const Tensor& a) { return abs(a); });
   cls.def("__invert__", [](const Tensor& a) {
@@ -102,23 +114,32 @@ void bind_ops(pyb::module_& m) {
   def_unary(m, cls, "square", &square);
   m.def("leaky_relu", &leaky_relu, pyb::arg("input"), pyb::arg("negative_slope") = 0.01);
   m.def("elu", &elu, pyb::arg("input"), pyb::arg("alpha") = 1.0);
-  m.def("gelu", [](const Tensor& x, const std::string& approximate) {
-    NW_CHECK(approximate == "none" || approximate == "tanh", ValueError,
-             "gelu: approximate must be 'none' or 'tanh', got '", approximate, "'");
-    return gelu(x, approximate == "tanh");
-  }, pyb::arg("input"), pyb::arg("approximate") = "none");
-  m.def("softplus", &softplus, pyb::arg("input"), pyb::arg("beta") = 1.0, pyb::arg("threshold") = 20.0);
+  m.def(
+      "gelu",
+      [](const Tensor& x, const std::string& approximate) {
+        NW_CHECK(approximate == "none" || approximate == "tanh", ValueError,
+                 "gelu: approximate must be 'none' or 'tanh', got '", approximate, "'");
+        return gelu(x, approximate == "tanh");
+      },
+      pyb::arg("input"), pyb::arg("approximate") = "none");
+  m.def("softplus", &softplus, pyb::arg("input"), pyb::arg("beta") = 1.0,
+        pyb::arg("threshold") = 20.0);
   auto clamp_fn = [](const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
     NW_CHECK(lo || hi, ValueError, "clamp: at least one of min and max must be given");
     return clamp(x, lo, hi);
   };
-  m.def("clamp", clamp_fn, pyb::arg("input"), pyb::arg("min") = pyb::none(), pyb::arg("max") = pyb::none());
+  m.def("clamp", clamp_fn, pyb::arg("input"), pyb::arg("min") = pyb::none(),
+        pyb::arg("max") = pyb::none());
   cls.def("clamp", clamp_fn, pyb::arg("min") = pyb::none(), pyb::arg("max") = pyb::none());
-  cls.def("clamp_", [](Tensor& x, std::optional<double> lo, std::optional<double> hi) {
-    NW_CHECK(lo || hi, ValueError, "clamp_: at least one of min and max must be given");
-    dispatch_inplace(OpKind::Clamp, x, {}, {lo.value_or(0.0), hi.value_or(0.0), lo.has_value(), hi.has_value()});
-    return x;
-  }, pyb::arg("min") = pyb::none(), pyb::arg("max") = pyb::none());
+  cls.def(
+      "clamp_",
+      [](Tensor& x, std::optional<double> lo, std::optional<double> hi) {
+        NW_CHECK(lo || hi, ValueError, "clamp_: at least one of min and max must be given");
+        dispatch_inplace(OpKind::Clamp, x, {},
+                         {lo.value_or(0.0), hi.value_or(0.0), lo.has_value(), hi.has_value()});
+        return x;
+      },
+      pyb::arg("min") = pyb::none(), pyb::arg("max") = pyb::none());
   m.def("where", [](const Tensor& c, pyb::handle a, pyb::handle b) {
     return where(c, tensor_or_scalar(a, "input"), tensor_or_scalar(b, "other"));
   });
@@ -128,21 +149,34 @@ void bind_ops(pyb::module_& m) {
   cls.def("clone", &clone);
   cls.def("contiguous", &contiguous);
   cls.def("_cast", [](const Tensor& t, pyb::handle d) { return cast(t, parse_dtype(d)); });
-  cls.def("_to_device", [](const Tensor& t, pyb::handle d) { return to_device(t, parse_device(d)); });
-  cls.def("copy_", [](Tensor& dst, const Tensor& src) { copy_(dst, src); return dst; });
-  cls.def("fill_", [](Tensor& t, double v) { fill_(t, v); return t; });
-  cls.def("zero_", [](Tensor& t) { zero_(t); return t; });
+  cls.def("_to_device",
+          [](const Tensor& t, pyb::handle d) { return to_device(t, parse_device(d)); });
+  cls.def("copy_", [](Tensor& dst, const Tensor& src) {
+    copy_(dst, src);
+    return dst;
+  });
+  cls.def("fill_", [](Tensor& t, double v) {
+    fill_(t, v);
+    return t;
+  });
+  cls.def("zero_", [](Tensor& t) {
+    zero_(t);
+    return t;
+  });
 
   // ---- reductions ----
   auto sum_fn = [](const Tensor& x, pyb::handle dim, bool keepdim, pyb::handle dtype) {
     return sum(x, dims_arg(dim), keepdim, optional_dtype(dtype));
   };
-  m.def("sum", sum_fn, pyb::arg("input"), pyb::arg("dim") = pyb::none(), pyb::arg("keepdim") = false,
-        pyb::kw_only(), pyb::arg("dtype") = pyb::none());
+  m.def("sum", sum_fn, pyb::arg("input"), pyb::arg("dim") = pyb::none(),
+        pyb::arg("keepdim") = false, pyb::kw_only(), pyb::arg("dtype") = pyb::none());
   cls.def("sum", sum_fn, pyb::arg("dim") = pyb::none(), pyb::arg("keepdim") = false, pyb::kw_only(),
           pyb::arg("dtype") = pyb::none());
-  auto mean_fn = [](const Tensor& x, pyb::handle dim, bool keepdim) { return mean(x, dims_arg(dim), keepdim); };
-  m.def("mean", mean_fn, pyb::arg("input"), pyb::arg("dim") = pyb::none(), pyb::arg("keepdim") = false);
+  auto mean_fn = [](const Tensor& x, pyb::handle dim, bool keepdim) {
+    return mean(x, dims_arg(dim), keepdim);
+  };
+  m.def("mean", mean_fn, pyb::arg("input"), pyb::arg("dim") = pyb::none(),
+        pyb::arg("keepdim") = false);
   cls.def("mean", mean_fn, pyb::arg("dim") = pyb::none(), pyb::arg("keepdim") = false);
   m.def("sum_to", &sum_to);
 
@@ -154,22 +188,28 @@ void bind_ops(pyb::module_& m) {
   }
   m.def("addmm", &addmm, pyb::arg("input"), pyb::arg("mat1"), pyb::arg("mat2"), pyb::kw_only(),
         pyb::arg("beta") = 1.0, pyb::arg("alpha") = 1.0);
-  m.def("linear", [](const Tensor& x, const Tensor& w, pyb::object b) {
-    return linear(x, w, b.is_none() ? Tensor() : tensor_arg(b, "bias"));
-  }, pyb::arg("input"), pyb::arg("weight"), pyb::arg("bias") = pyb::none());
+  m.def(
+      "linear",
+      [](const Tensor& x, const Tensor& w, pyb::object b) {
+        return linear(x, w, b.is_none() ? Tensor() : tensor_arg(b, "bias"));
+      },
+      pyb::arg("input"), pyb::arg("weight"), pyb::arg("bias") = pyb::none());
 
   // ---- views ----
   cls.def("view", [](const Tensor& x, pyb::args a) { return view(x, shape_args(a, "shape")); });
-  cls.def("reshape", [](const Tensor& x, pyb::args a) { return reshape(x, shape_args(a, "shape")); });
+  cls.def("reshape",
+          [](const Tensor& x, pyb::args a) { return reshape(x, shape_args(a, "shape")); });
   m.def("reshape", [](const Tensor& x, pyb::handle s) { return reshape(x, dims_arg(s, "shape")); });
-  cls.def("permute", [](const Tensor& x, pyb::args a) { return permute(x, shape_args(a, "dims")); });
+  cls.def("permute",
+          [](const Tensor& x, pyb::args a) { return permute(x, shape_args(a, "dims")); });
   m.def("permute", [](const Tensor& x, pyb::handle d) { return permute(x, dims_arg(d, "dims")); });
   cls.def("expand", [](const Tensor& x, pyb::args a) { return expand(x, shape_args(a, "size")); });
   cls.def("expand_as", [](const Tensor& x, const Tensor& o) { return expand(x, o.shape()); });
   cls.def("view_as", [](const Tensor& x, const Tensor& o) { return view(x, o.shape()); });
   cls.def("reshape_as", [](const Tensor& x, const Tensor& o) { return reshape(x, o.shape()); });
   auto flatten_fn = [](const Tensor& x, int64_t s, int64_t e) { return flatten(x, s, e); };
-  m.def("flatten", flatten_fn, pyb::arg("input"), pyb::arg("start_dim") = 0, pyb::arg("end_dim") = -1);
+  m.def("flatten", flatten_fn, pyb::arg("input"), pyb::arg("start_dim") = 0,
+        pyb::arg("end_dim") = -1);
   cls.def("flatten", flatten_fn, pyb::arg("start_dim") = 0, pyb::arg("end_dim") = -1);
   m.def("transpose", &transpose);
   cls.def("transpose", &transpose);

@@ -53,27 +53,26 @@ Device parse_device(pyb::handle obj, const char* arg) {
 Tensor tensor_or_scalar(pyb::handle obj, const char* arg) {
   if (pyb::isinstance<Tensor>(obj)) return obj.cast<Tensor>();
   // bool before int: Python bools are ints.
-  if (PyBool_Check(obj.ptr())) return scalar_tensor(obj.ptr() == Py_True, DType::Bool, Device{}, true);
+  if (PyBool_Check(obj.ptr()))
+    return scalar_tensor(obj.ptr() == Py_True, DType::Bool, Device{}, true);
   if (PyLong_Check(obj.ptr())) {
     return scalar_tensor(static_cast<double>(obj.cast<int64_t>()), DType::Int64, Device{}, true);
   }
-  if (PyFloat_Check(obj.ptr())) return scalar_tensor(obj.cast<double>(), DType::Float64, Device{}, true);
+  if (PyFloat_Check(obj.ptr()))
+    return scalar_tensor(obj.cast<double>(), DType::Float64, Device{}, true);
   if (pyb::isinstance<pyb::array>(obj) || pyb::hasattr(obj, "__dlpack__")) {
     throw TypeError(str_cat(arg, ": expected a nodeweave Tensor or a Python scalar, got ",
-                            type_name(obj),
-                            " (convert it with nc.tensor() or nc.from_dlpack())"));
+                            type_name(obj), " (convert it with nc.tensor() or nc.from_dlpack())"));
   }
   if (pyb::hasattr(obj, "__float__")) {
     return scalar_tensor(PyFloat_AsDouble(obj.ptr()), DType::Float64, Device{}, true);
   }
-  throw TypeError(str_cat(arg, ": expected a Tensor or a number, got ",
-                          type_name(obj)));
+  throw TypeError(str_cat(arg, ": expected a Tensor or a number, got ", type_name(obj)));
 }
 
 const Tensor& tensor_arg(pyb::handle obj, const char* arg) {
   if (!pyb::isinstance<Tensor>(obj)) {
-    throw TypeError(str_cat(arg, ": expected a Tensor, got ",
-                            type_name(obj)));
+    throw TypeError(str_cat(arg, ": expected a Tensor, got ", type_name(obj)));
   }
   return *obj.cast<Tensor*>();
 }
@@ -92,8 +91,7 @@ Shape shape_args(const pyb::args& args, const char* arg) {
   if (args.size() == 1 && !PyLong_Check(args[0].ptr())) return dims_arg(args[0], arg);
   Shape s;
   for (auto a : args) {
-    NW_CHECK(PyLong_Check(a.ptr()), TypeError, arg, ": expected ints, got ",
-             type_name(a));
+    NW_CHECK(PyLong_Check(a.ptr()), TypeError, arg, ": expected ints, got ", type_name(a));
     s.push_back(a.cast<int64_t>());
   }
   return s;

@@ -1,8 +1,8 @@
 // Conversions at the Python boundary shared by every binding file: dtype/device arguments,
 // Python scalars as weak 0-d tensors, and the exception types Python code sees.
 #pragma once
-#include <pybind11/pybind11.h>
 #include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "core_framework/engine/functional.h"

@@ -49,7 +49,8 @@ TEST(OpTable, EveryEntryIsNamedAndHasACpuKernel) {
     EXPECT_STRNE(d.name, "") << i;
     EXPECT_NE(d.kernels[0], nullptr) << "op " << d.name << " has no CPU kernel";
     bool allocates = (d.traits & (kView | kDynamicShape)) != 0;
-    EXPECT_EQ(d.infer == nullptr, allocates) << "op " << d.name << ": infer must be set unless the kernel allocates";
+    EXPECT_EQ(d.infer == nullptr, allocates)
+        << "op " << d.name << ": infer must be set unless the kernel allocates";
   }
 }
 

@@ -52,8 +52,8 @@ TEST(CachingAllocator, RoundingIsBoundedAndIdempotent) {
   EXPECT_EQ(cuda::CachingAllocator::round_size(1), kMin);
   EXPECT_EQ(cuda::CachingAllocator::round_size(kMin), kMin);
   EXPECT_EQ(cuda::CachingAllocator::round_size(kMin + 1), 2 * kMin);
-  EXPECT_EQ(cuda::CachingAllocator::round_size(5000), 5120u);           // 4096 + 1024
-  EXPECT_EQ(cuda::CachingAllocator::round_size(1u << 20), 1u << 20);     // powers of two are exact
+  EXPECT_EQ(cuda::CachingAllocator::round_size(5000), 5120u);         // 4096 + 1024
+  EXPECT_EQ(cuda::CachingAllocator::round_size(1u << 20), 1u << 20);  // powers of two are exact
   EXPECT_EQ(cuda::CachingAllocator::round_size((1u << 20) + 1), (1u << 20) + (1u << 18));
   for (size_t n = 1; n < (size_t{1} << 26); n = n * 3 / 2 + 7) {
     const size_t r = cuda::CachingAllocator::round_size(n);

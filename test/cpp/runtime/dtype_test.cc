@@ -30,7 +30,7 @@ TEST(DType, HalfRoundTripsEveryFiniteValue) {
 
 TEST(DType, HalfRoundsToNearestEven) {
   EXPECT_EQ(half_to_float(float_to_half(1.0f + 1.0f / 4096)), 1.0f);  // below half an ulp
-  EXPECT_EQ(half_to_float(float_to_half(65520.0f)), INFINITY);          // rounds up to inf
+  EXPECT_EQ(half_to_float(float_to_half(65520.0f)), INFINITY);        // rounds up to inf
   EXPECT_EQ(half_to_float(float_to_half(1e-8f)), 0.0f);
   EXPECT_EQ(bfloat16_to_float(float_to_bfloat16(1.0f)), 1.0f);
   EXPECT_EQ(bfloat16_to_float(float_to_bfloat16(3.140625f)), 3.140625f);
