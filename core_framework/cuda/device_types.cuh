@@ -59,13 +59,7 @@ __host__ __device__ __forceinline__ Dst convert_to(Src s) {
 // device, so CUDA sources use the ones from dtype.h.
 #define NW_CUDA_DISPATCH_ANY(DTYPE, ...)                \
   switch (DTYPE) {                                      \
-    NW_DTYPE_CASE(Bool, bool, __VA_ARGS__)              \
-    NW_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)          \
-    NW_DTYPE_CASE(Int8, int8_t, __VA_ARGS__)            \
-    NW_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)          \
-    NW_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)          \
+    NW_NON_HALF_CASES(__VA_ARGS__)                      \
     NW_DTYPE_CASE(Float16, __half, __VA_ARGS__)         \
     NW_DTYPE_CASE(BFloat16, __nv_bfloat16, __VA_ARGS__) \
-    NW_DTYPE_CASE(Float32, float, __VA_ARGS__)          \
-    NW_DTYPE_CASE(Float64, double, __VA_ARGS__)         \
   }

@@ -50,13 +50,7 @@ inline Dst convert_value(Src s) {
 // Like NW_DISPATCH_ALL but including the half types (for copies and casts).
 #define NW_DISPATCH_ANY(DTYPE, OPNAME, ...)                     \
   switch (DTYPE) {                                              \
-    NW_DTYPE_CASE(Bool, bool, __VA_ARGS__)                      \
-    NW_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)                  \
-    NW_DTYPE_CASE(Int8, int8_t, __VA_ARGS__)                    \
-    NW_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)                  \
-    NW_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                  \
+    NW_NON_HALF_CASES(__VA_ARGS__)                              \
     NW_DTYPE_CASE(Float16, ::nodeweave::Half, __VA_ARGS__)      \
     NW_DTYPE_CASE(BFloat16, ::nodeweave::BFloat16, __VA_ARGS__) \
-    NW_DTYPE_CASE(Float32, float, __VA_ARGS__)                  \
-    NW_DTYPE_CASE(Float64, double, __VA_ARGS__)                 \
   }

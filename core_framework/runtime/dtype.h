@@ -97,35 +97,38 @@ struct DTypeOf<double> {
     break;                             \
   }
 
+// Case lists the switches are built from, so each type's case is written once.
+#define NW_FLOAT_CASES(...)                        \
+  NW_DTYPE_CASE(Float32, float, __VA_ARGS__)       \
+  NW_DTYPE_CASE(Float64, double, __VA_ARGS__)
+#define NW_INTEGER_CASES(...)                      \
+  NW_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)       \
+  NW_DTYPE_CASE(Int8, int8_t, __VA_ARGS__)         \
+  NW_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)       \
+  NW_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)
+#define NW_NON_HALF_CASES(...)                     \
+  NW_DTYPE_CASE(Bool, bool, __VA_ARGS__)           \
+  NW_INTEGER_CASES(__VA_ARGS__)                    \
+  NW_FLOAT_CASES(__VA_ARGS__)
+
 #define NW_DISPATCH_FLOAT(DTYPE, OPNAME, ...)                                    \
   switch (DTYPE) {                                                               \
-    NW_DTYPE_CASE(Float32, float, __VA_ARGS__)                                   \
-    NW_DTYPE_CASE(Float64, double, __VA_ARGS__)                                  \
+    NW_FLOAT_CASES(__VA_ARGS__)                                                  \
     default:                                                                     \
       ::nodeweave::throw_unsupported_dtype(OPNAME, DTYPE, "float32 or float64"); \
   }
 
 #define NW_DISPATCH_NUMERIC(DTYPE, OPNAME, ...)                              \
   switch (DTYPE) {                                                           \
-    NW_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)                               \
-    NW_DTYPE_CASE(Int8, int8_t, __VA_ARGS__)                                 \
-    NW_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)                               \
-    NW_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                               \
-    NW_DTYPE_CASE(Float32, float, __VA_ARGS__)                               \
-    NW_DTYPE_CASE(Float64, double, __VA_ARGS__)                              \
+    NW_INTEGER_CASES(__VA_ARGS__)                                            \
+    NW_FLOAT_CASES(__VA_ARGS__)                                              \
     default:                                                                 \
       ::nodeweave::throw_unsupported_dtype(OPNAME, DTYPE, "a numeric type"); \
   }
 
 #define NW_DISPATCH_ALL(DTYPE, OPNAME, ...)                                   \
   switch (DTYPE) {                                                            \
-    NW_DTYPE_CASE(Bool, bool, __VA_ARGS__)                                    \
-    NW_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)                                \
-    NW_DTYPE_CASE(Int8, int8_t, __VA_ARGS__)                                  \
-    NW_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)                                \
-    NW_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                                \
-    NW_DTYPE_CASE(Float32, float, __VA_ARGS__)                                \
-    NW_DTYPE_CASE(Float64, double, __VA_ARGS__)                               \
+    NW_NON_HALF_CASES(__VA_ARGS__)                                            \
     default:                                                                  \
       ::nodeweave::throw_unsupported_dtype(OPNAME, DTYPE, "a non-half type"); \
   }
