@@ -16,6 +16,18 @@ def _index(idx: Any, n: int, cls: str) -> int:
     return idx + n if idx < 0 else idx
 
 
+def _delete_and_renumber(modules: "dict[str, Module]", idx: Union[int, slice], cls: str) -> None:
+    """Deletes entries of a numbered container and renumbers the rest 0..n-1, as torch does."""
+    keys = list(modules.keys())
+    targets = keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(keys), cls)]]
+    for key in targets:
+        del modules[key]
+    items = list(modules.values())
+    modules.clear()
+    for i, m in enumerate(items):
+        modules[str(i)] = m
+
+
 class Sequential(Module):
     """Chains modules: ``Sequential(a, b)(x) == b(a(x))``; also built from an ``OrderedDict``.
 
@@ -56,15 +68,7 @@ class Sequential(Module):
         self.add_module(key, module)
 
     def __delitem__(self, idx: Union[int, slice]) -> None:
-        keys = list(self._modules.keys())
-        targets = keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(self), "Sequential")]]
-        for key in targets:
-            del self._modules[key]
-        # Keep the numbering 0..n-1, as torch does.
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _delete_and_renumber(self._modules, idx, "Sequential")
 
     def append(self, module: Module) -> "Sequential":
         self.add_module(str(len(self)), module)
@@ -105,14 +109,7 @@ class ModuleList(Module):
         self.add_module(str(_index(idx, len(self), "ModuleList")), module)
 
     def __delitem__(self, idx: Union[int, slice]) -> None:
-        keys = list(self._modules.keys())
-        targets = keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(self), "ModuleList")]]
-        for key in targets:
-            del self._modules[key]
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _delete_and_renumber(self._modules, idx, "ModuleList")
 
     def append(self, module: Module) -> "ModuleList":
         self.add_module(str(len(self)), module)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, Tuple
 
 from nodeweave import _C
-from nodeweave.core.optim.optimizer import Optimizer, ParamsT, check_number, step_count
+from nodeweave.core.optim.optimizer import Optimizer, ParamsT, check_betas, check_number, step_count
 
 
 class Adam(Optimizer):
@@ -37,11 +37,7 @@ class Adam(Optimizer):
         check_number("learning rate", group["lr"])
         check_number("epsilon", group["eps"])
         check_number("weight_decay", group["weight_decay"])
-        betas = group["betas"]
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise ValueError(f"Invalid betas: expected a pair (beta1, beta2), got {betas!r}")
-        check_number("beta parameter at index 0", betas[0], 0.0, 1.0)
-        check_number("beta parameter at index 1", betas[1], 0.0, 1.0)
+        check_betas(group["betas"])
 
     def _update_group(self, group: Dict[str, Any]) -> None:
         amsgrad = group["amsgrad"]

@@ -42,6 +42,14 @@ def check_number(name: str, value: Any, low: float = 0.0, high: Optional[float] 
         raise ValueError(f"Invalid {name} value: {value} (expected {bound})")
 
 
+def check_betas(betas: Any) -> None:
+    """Validates Adam-style ``betas``: a pair of numbers in [0, 1)."""
+    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+        raise ValueError(f"Invalid betas: expected a pair (beta1, beta2), got {betas!r}")
+    check_number("beta parameter at index 0", betas[0], 0.0, 1.0)
+    check_number("beta parameter at index 1", betas[1], 0.0, 1.0)
+
+
 class _RequiredParameter:
     def __repr__(self) -> str:
         return "<required parameter>"

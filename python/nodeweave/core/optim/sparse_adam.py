@@ -6,7 +6,7 @@ from typing import Any, Dict, Tuple
 
 from nodeweave import _C
 from nodeweave.core.nn import _row_sparse
-from nodeweave.core.optim.optimizer import Optimizer, ParamsT, check_number, step_count
+from nodeweave.core.optim.optimizer import Optimizer, ParamsT, check_betas, check_number, step_count
 
 
 class SparseAdam(Optimizer):
@@ -32,11 +32,7 @@ class SparseAdam(Optimizer):
     def _check_group(self, group: Dict[str, Any]) -> None:
         check_number("learning rate", group["lr"])
         check_number("epsilon", group["eps"])
-        betas = group["betas"]
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise ValueError(f"Invalid betas: expected a pair (beta1, beta2), got {betas!r}")
-        check_number("beta parameter at index 0", betas[0], 0.0, 1.0)
-        check_number("beta parameter at index 1", betas[1], 0.0, 1.0)
+        check_betas(group["betas"])
 
     def _update_group(self, group: Dict[str, Any]) -> None:
         beta1, beta2 = group["betas"]
