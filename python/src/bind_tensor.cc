@@ -52,6 +52,7 @@ void bind_tensor(pyb::module_& m) {
       .def_property_readonly("itemsize", [](DType d) { return dtype_size(d); })
       .def_property_readonly("is_floating_point", [](DType d) { return is_floating(d); })
       .def_property_readonly("name", [](DType d) { return std::string(dtype_name(d)); });
+  m.def("_parse_dtype", [](pyb::handle d) { return parse_dtype(d); });
   m.def("promote_types",
         [](pyb::handle a, pyb::handle b) { return promote_types(parse_dtype(a), parse_dtype(b)); });
 

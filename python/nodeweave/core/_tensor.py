@@ -51,10 +51,7 @@ def tensor(data: Any, dtype=None, device=None, requires_grad: builtins.bool = Fa
             raise ValueError(f"tensor(): data is not a rectangular nested sequence: {e}") from None
         if arr.dtype == object:
             raise TypeError("tensor(): data must be numbers or nested sequences of numbers")
-        name = _C.dtype(dtype).name if isinstance(dtype, _C.dtype) else None
-        if dtype is not None and name is None:
-            name = _C.scalar_tensor(0, dtype).dtype.name
-        target = name or _default_dtype_for(arr, data)
+        target = _C._parse_dtype(dtype).name if dtype is not None else _default_dtype_for(arr, data)
         if target == "bfloat16":
             t = _C.from_numpy(np.ascontiguousarray(arr, dtype=np.float32))._cast("bfloat16")
         else:
@@ -100,30 +97,46 @@ def arange(start, end=None, step=1, *, dtype=None, device=None) -> Tensor:
     return _C._arange(builtins.float(start), builtins.float(end), builtins.float(step), dtype, device)
 
 
-def _to(self: Tensor, *args, **kwargs) -> Tensor:
-    """``t.to(dtype)``, ``t.to(device)``, ``t.to(device, dtype)``, ``t.to(other)``."""
-    dtype = kwargs.pop("dtype", None)
+def parse_to_args(args: tuple, kwargs: dict) -> tuple:
+    """Parses ``to(...)`` arguments (a device, a dtype, a tensor to match, or keywords) into
+    ``(device or None, dtype or None)``; shared by ``Tensor.to`` and ``Module.to``."""
     device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
     kwargs.pop("non_blocking", None)
-    copy = kwargs.pop("copy", False)
     if kwargs:
         raise TypeError(f"to(): unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
         if isinstance(a, Tensor):
-            dtype, device = a.dtype, a.device
+            device, dtype = a.device, a.dtype
         elif isinstance(a, _C.dtype):
             dtype = a
-        elif isinstance(a, (str, _C.device)):
-            if isinstance(a, str) and a not in ("cpu", "cuda") and not a.startswith("cuda:"):
-                dtype = a
-            else:
+        elif isinstance(a, _C.device):
+            device = a
+        elif isinstance(a, str):
+            if a in ("cpu", "cuda") or a.startswith("cuda:"):
                 device = a
+            else:
+                dtype = a
         else:
-            dtype = a
+            raise TypeError(f"to(): expected a device, dtype or tensor, got {type(a).__name__} {a!r}")
+    if device is not None:
+        device = _C.device(device)
+    if dtype is not None and not isinstance(dtype, _C.dtype):
+        try:
+            dtype = _C._parse_dtype(dtype)
+        except (TypeError, ValueError):
+            raise TypeError(f"to(): unknown dtype {dtype!r}") from None
+    return device, dtype
+
+
+def _to(self: Tensor, *args, **kwargs) -> Tensor:
+    """``t.to(dtype)``, ``t.to(device)``, ``t.to(device, dtype)``, ``t.to(other)``, ``copy=True``."""
+    copy = kwargs.pop("copy", False)
+    device, dtype = parse_to_args(args, kwargs)
     t = self
-    if device is not None and _C.device(device) != t.device:
+    if device is not None and device != t.device:
         t = t._to_device(device)
-    if dtype is not None and _C.scalar_tensor(0, dtype).dtype != t.dtype:
+    if dtype is not None and dtype != t.dtype:
         t = t._cast(dtype)
     if copy and t is self:
         t = t.clone()

@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Se
 
 from nodeweave import _C
 from nodeweave._C import Tensor
+from nodeweave.core._tensor import parse_to_args
 from nodeweave.core.autograd import no_grad
 from nodeweave.core.nn import _row_sparse
 from nodeweave.core.nn.parameter import Parameter
@@ -364,7 +365,7 @@ class Module:
     def to(self: T, *args: Any, **kwargs: Any) -> T:
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``: converts parameters and
         buffers; a dtype applies to floating point tensors only."""
-        device, dtype = _parse_to(args, kwargs)
+        device, dtype = parse_to_args(args, kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
                             f"dtype=nodeweave.core.{dtype.name}")
@@ -511,34 +512,3 @@ class Module:
             else:
                 body = "\n  " + "\n  ".join(lines) + "\n"
         return f"{self._get_name()}({body})"
-
-
-def _parse_to(args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Tuple[Optional[Any], Optional[Any]]:
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    kwargs.pop("non_blocking", None)
-    if kwargs:
-        raise TypeError(f"to(): unexpected keyword arguments {sorted(kwargs)}")
-    for a in args:
-        if isinstance(a, Tensor):
-            device, dtype = a.device, a.dtype
-        elif isinstance(a, _C.dtype):
-            dtype = a
-        elif isinstance(a, _C.device):
-            device = a
-        elif isinstance(a, str):
-            if a in ("cpu", "cuda") or a.startswith("cuda:"):
-                device = a
-            else:
-                dtype = a
-        else:
-            raise TypeError(f"to(): expected a device, dtype or tensor, got {type(a).__name__} {a!r}")
-    if device is not None:
-        device = _C.device(device)
-    if dtype is not None and not isinstance(dtype, _C.dtype):
-        try:
-            dtype = _C.scalar_tensor(0, dtype).dtype
-        except (TypeError, ValueError):
-            raise TypeError(f"to(): unknown dtype {dtype!r}") from None
-    return device, dtype
-
