@@ -81,19 +81,27 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
     for (size_t i = 0; i < captures->size(); ++i) {
       capture_at[(*captures)[i].node].push_back({(*captures)[i].input_nr, i});
     }
-    // Fixed point over the discovered nodes (the graph is a DAG; iterate until stable).
-    bool changed = true;
+    // A node must run when a captured slot is reachable from it: one pass over the discovered
+    // nodes in reverse topological order (Kahn's algorithm on the dependency counts).
     for (auto& kv : capture_at) needed.insert(kv.first);
-    while (changed) {
-      changed = false;
-      for (Node* n : order) {
-        if (needed.count(n)) continue;
-        for (Edge& e : n->next_edges()) {
-          if (e.valid() && needed.count(e.fn.get())) {
-            needed.insert(n);
-            changed = true;
-            break;
-          }
+    std::unordered_map<Node*, int> indeg = deps;
+    std::vector<Node*> topo, ready_nodes;
+    for (Node* n : order) {
+      if (indeg[n] == 0) ready_nodes.push_back(n);
+    }
+    while (!ready_nodes.empty()) {
+      Node* n = ready_nodes.back();
+      ready_nodes.pop_back();
+      topo.push_back(n);
+      for (Edge& e : n->next_edges()) {
+        if (e.valid() && --indeg[e.fn.get()] == 0) ready_nodes.push_back(e.fn.get());
+      }
+    }
+    for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+      for (Edge& e : (*it)->next_edges()) {
+        if (e.valid() && needed.count(e.fn.get())) {
+          needed.insert(*it);
+          break;
         }
       }
     }

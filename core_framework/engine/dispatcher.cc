@@ -56,22 +56,20 @@ void ensure_registered() {
   });
 }
 
+// 0-d CPU tensors (Python scalars) mix with tensors on any device, as in PyTorch: the op runs on
+// the first other input's device, or on the CPU when every input is such a scalar.
+bool is_cpu_scalar(const Tensor& t) { return t.dim() == 0 && t.device().is_cpu(); }
+
 Device common_device(const OpDef& def, const TensorList& inputs) {
   Device dev;
-  bool found = false;
   for (const Tensor& t : inputs) {
-    if (!t.defined()) continue;
-    Device d = t.device();
-    // 0-d CPU scalars mix with any device, as in PyTorch.
-    if (d.is_cpu() && t.dim() == 0 && found) continue;
-    if (!found || (dev.is_cpu() && d.is_cuda())) {
-      if (found && dev.is_cuda() && d.is_cuda() && dev != d) break;
-      dev = d;
-      found = true;
+    if (t.defined() && !is_cpu_scalar(t)) {
+      dev = t.device();
+      break;
     }
   }
   for (const Tensor& t : inputs) {
-    if (!t.defined() || (t.dim() == 0 && t.device().is_cpu())) continue;
+    if (!t.defined() || is_cpu_scalar(t)) continue;
     NW_CHECK(t.device() == dev, ValueError, def.name, ": expected all tensors on one device, got ",
              dev.str(), " and ", t.device().str());
   }
@@ -112,7 +110,7 @@ DispatchObserver* dispatch_observer() { return t_observer; }
 
 TensorList dispatch(OpKind kind, const TensorList& inputs, const Attrs& attrs) {
   const OpDef& def = op_def(kind);
-  Device dev = inputs.empty() ? Device{} : common_device(def, inputs);
+  Device dev = common_device(def, inputs);
   KernelFn kernel = def.kernels[device_slot(dev)];
   if (!kernel) {
     throw NotImplementedError(str_cat(def.name, ": no kernel for device ", dev.str()));

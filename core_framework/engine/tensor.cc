@@ -162,9 +162,8 @@ bool Tensor::retains_grad() const { return impl_->retains_grad; }
 double Tensor::item() const {
   NW_CHECK(numel() == 1, ValueError, "item(): expected a tensor with one element, got shape ",
            shape_str(shape()));
-  Tensor t = *this;
   alignas(8) unsigned char buf[8];
-  copy_bytes(buf, Device{}, t.data_ptr(), device(), itemsize());
+  copy_bytes(buf, Device{}, data_ptr(), device(), itemsize());
   double v = 0;
   switch (dtype()) {
     case DType::Bool:

@@ -158,7 +158,6 @@ void elementwise_kernel(const Tensor& out, const std::array<Tensor, sizeof...(In
   std::array<const void*, sizeof...(In)> in_base;
   for (size_t k = 0; k < sizeof...(In); ++k) in_base[k] = ins[k].data_ptr();
   const int64_t inner = g.shape[g.ndim - 1];
-  const int64_t outer = g.numel / inner;
 
   // Each chunk covers [b, e) of the flat index; walk it in runs along the innermost dim.
   auto body = [&](int64_t b, int64_t e) {
@@ -189,7 +188,6 @@ void elementwise_kernel(const Tensor& out, const std::array<Tensor, sizeof...(In
       }
     }
   };
-  (void)outer;
   if (detail::wants_tiles<N>(g)) {
     detail::run_tiled<Out, In...>(g, out_base, in_base, f);
     return;

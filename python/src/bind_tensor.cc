@@ -118,14 +118,16 @@ void bind_tensor(pyb::module_& m) {
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def("item",
            [](const Tensor& t) -> pyb::object {
+             // int64 is read exactly: a double holds integers only up to 2^53.
+             if (t.dtype() == DType::Int64) {
+               NW_CHECK(t.numel() == 1, ValueError,
+                        "item(): expected a tensor with one element, got shape ",
+                        shape_str(t.shape()));
+               return pyb::int_(*to_device(t, Device{}).data<int64_t>());
+             }
              double v = t.item();
              if (t.dtype() == DType::Bool) return pyb::bool_(v != 0);
-             if (is_integral(t.dtype())) {
-               if (t.dtype() == DType::Int64)
-                 return pyb::int_(
-                     *static_cast<int64_t*>(contiguous(to_device(t, Device{})).data_ptr()));
-               return pyb::int_(static_cast<int64_t>(v));
-             }
+             if (is_integral(t.dtype())) return pyb::int_(static_cast<int64_t>(v));
              return pyb::float_(v);
            })
       .def("__float__", [](const Tensor& t) { return t.item(); })
