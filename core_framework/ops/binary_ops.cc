@@ -110,15 +110,12 @@ void binary_cpu(const TensorList& in, const Attrs&, TensorList& out) {
   Tensor target = out[0];
   bool narrow = is_half(out[0].dtype());
   if (narrow) target = empty(out[0].shape(), DType::Float32, out[0].device());
-  if (K == OpKind::Div && is_integral(cd)) {
-    throw std::logic_error("integer division reached the kernel");
-  }
   NW_DISPATCH_ALL(cd, op_def(K).name, {
     using R = decltype(BinFn<K, scalar_t>()(scalar_t(), scalar_t()));
     if constexpr (std::is_same_v<R, bool>) {
       elementwise_kernel<bool, scalar_t, scalar_t>(target, {a, b}, BinFn<K, scalar_t>());
     } else if constexpr (K == OpKind::Div && !std::is_floating_point_v<scalar_t>) {
-      // unreachable: true division promotes integers to float32
+      // never taken at run time: compute_dtype promotes true division of integers to float32
     } else {
       elementwise_kernel<scalar_t, scalar_t, scalar_t>(target, {a, b}, BinFn<K, scalar_t>());
     }

@@ -24,25 +24,17 @@ std::vector<TensorMeta> infer_float_unary(const TensorList& in, const Attrs&) {
 // Runs a float functor on x into out, handling integer and half inputs by computing in float32.
 template <typename F>
 void float_unary(const Tensor& x, const Tensor& out, const char* name, const F& f) {
-  if (is_half(out.dtype()) || x.dtype() != out.dtype()) {
-    Tensor xf = as_dtype(x, DType::Float32);
-    if (is_half(out.dtype())) {
-      Tensor tmp = empty(out.shape(), DType::Float32, out.device());
-      elementwise_kernel<float, float>(tmp, {xf},
-                                       [&](float v) { return static_cast<float>(f(v)); });
-      Tensor o = out;
-      copy_(o, tmp);
-      return;
-    }
-    xf = as_dtype(x, out.dtype());
-    NW_DISPATCH_FLOAT(out.dtype(), name, {
-      elementwise_kernel<scalar_t, scalar_t>(
-          out, {xf}, [&](scalar_t v) { return static_cast<scalar_t>(f(v)); });
-    });
+  if (is_half(out.dtype())) {  // compute in float32, round once into the half output
+    Tensor tmp = empty(out.shape(), DType::Float32, out.device());
+    elementwise_kernel<float, float>(tmp, {as_dtype(x, DType::Float32)},
+                                     [&](float v) { return static_cast<float>(f(v)); });
+    Tensor o = out;
+    copy_(o, tmp);
     return;
   }
+  Tensor xf = as_dtype(x, out.dtype());  // integer inputs are promoted (no copy when they match)
   NW_DISPATCH_FLOAT(out.dtype(), name, {
-    elementwise_kernel<scalar_t, scalar_t>(out, {x},
+    elementwise_kernel<scalar_t, scalar_t>(out, {xf},
                                            [&](scalar_t v) { return static_cast<scalar_t>(f(v)); });
   });
 }
