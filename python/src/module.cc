@@ -36,4 +36,5 @@ PYBIND11_MODULE(_C, m) {
   bind_numpy(m);
   bind_interop(m);
   bind_optim(m);
+  bind_graph(m);
 }
