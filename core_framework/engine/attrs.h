@@ -2,6 +2,8 @@
 // record and the static-graph format can serialize any op call without per-op code.
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <typeinfo>
 #include <variant>
 #include <vector>
 
@@ -11,7 +13,16 @@
 namespace nodeweave {
 
 using IntList = std::vector<int64_t>;
-using AttrValue = std::variant<int64_t, double, bool, IntList, DType>;
+
+// A non-tensor object an extension op needs, such as a graph structure (backend/ ops hold their
+// graph this way). The engine only keeps it alive and hands it back; `kind()` names it in traces.
+struct OpaqueAttr {
+  virtual ~OpaqueAttr() = default;
+  virtual const char* kind() const = 0;
+};
+using OpaquePtr = std::shared_ptr<const OpaqueAttr>;
+
+using AttrValue = std::variant<int64_t, double, bool, IntList, DType, OpaquePtr>;
 
 class Attrs {
  public:
@@ -27,6 +38,13 @@ class Attrs {
   bool b(size_t k) const { return get<bool>(k); }
   const IntList& ints(size_t k) const { return get<IntList>(k); }
   DType dtype(size_t k) const { return get<DType>(k); }
+  // The opaque attribute at k, as T (std::logic_error when it is something else).
+  template <typename T>
+  const T& opaque(size_t k) const {
+    const T* p = dynamic_cast<const T*>(get<OpaquePtr>(k).get());
+    if (!p) throw std::logic_error(str_cat("op attribute ", k, " is not a ", typeid(T).name()));
+    return *p;
+  }
 
  private:
   template <typename T>

@@ -15,10 +15,12 @@ namespace nodeweave {
 
 namespace {
 
-std::array<OpDef, kNumOps>& table() {
-  static std::array<OpDef, kNumOps> t;
+std::array<OpDef, kMaxOps>& table() {
+  static std::array<OpDef, kMaxOps> t;
   return t;
 }
+int g_num_ops = kNumOps;
+std::mutex g_extension_mu;
 
 const char* const kOpNames[] = {
 #define NW_OP_NAME(name) #name,
@@ -78,7 +80,29 @@ Device common_device(const OpDef& def, const TensorList& inputs) {
 
 }  // namespace
 
-const char* op_name(OpKind kind) { return kOpNames[static_cast<int>(kind)]; }
+const char* op_name(OpKind kind) {
+  const int k = static_cast<int>(kind);
+  return k < kNumOps ? kOpNames[k] : table()[k].name;
+}
+
+OpKind register_extension_op(const OpDef& def) {
+  ensure_registered();
+  std::lock_guard<std::mutex> lock(g_extension_mu);
+  for (int i = 0; i < g_num_ops; ++i) {
+    NW_CHECK(std::string(table()[i].name) != def.name, std::logic_error, "op '", def.name,
+             "' is already registered");
+  }
+  NW_CHECK(g_num_ops < kMaxOps, std::logic_error, "op table full (", kMaxOps, " ops)");
+  const int k = g_num_ops++;
+  table()[k] = def;
+  table()[k].kind = static_cast<OpKind>(k);
+  return static_cast<OpKind>(k);
+}
+
+int num_registered_ops() {
+  ensure_registered();
+  return g_num_ops;
+}
 
 const OpDef& op_def(OpKind kind) {
   ensure_registered();

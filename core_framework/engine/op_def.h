@@ -69,6 +69,11 @@ inline bool input_differentiable(const OpDef& def, size_t i) {
 // The table. Filled once, by register_all_ops(), before the first dispatch.
 const OpDef& op_def(OpKind kind);
 OpDef& mutable_op_def(OpKind kind);
+// Adds an op defined outside the engine (def.kind is ignored; def.name must be unique and outlive
+// the program, e.g. a string literal) and returns its kind. Thread-safe; call once per op.
+OpKind register_extension_op(const OpDef& def);
+// Number of ops in the table, built-in and extension.
+int num_registered_ops();
 
 inline int device_slot(Device d) { return d.is_cpu() ? 0 : 1; }
 

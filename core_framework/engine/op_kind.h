@@ -41,6 +41,9 @@ enum class OpKind : uint16_t {
 };
 
 constexpr int kNumOps = static_cast<int>(OpKind::kNumOps);
+// Layers above the engine (backend/ graph kernels) add ops at startup with register_extension_op;
+// they take the kinds after the built-in ones, up to this many in all.
+constexpr int kMaxOps = 256;
 const char* op_name(OpKind kind);
 
 }  // namespace nodeweave

@@ -37,4 +37,5 @@ PYBIND11_MODULE(_C, m) {
   bind_interop(m);
   bind_optim(m);
   bind_graph(m);
+  bind_graph_ops(m);
 }

@@ -1,0 +1,110 @@
+// Registration of the native graph ops and helpers shared by their definitions.
+#include "backend/native/op_util.h"
+
+#include <mutex>
+
+namespace nodeweave::backend {
+
+const GraphOpKinds& kinds() {
+  static GraphOpKinds k = [] {
+    GraphOpKinds r;
+    r.gspmm = register_extension_op(gspmm_def());
+    r.gsddmm = register_extension_op(gsddmm_def());
+    r.edge_softmax = register_extension_op(edge_softmax_def());
+    r.edge_softmax_backward = register_extension_op(edge_softmax_backward_def());
+    r.segment_reduce = register_extension_op(segment_reduce_def());
+    r.segment_softmax = register_extension_op(segment_softmax_def());
+    r.segment_softmax_backward = register_extension_op(segment_softmax_backward_def());
+    r.gather_mm = register_extension_op(gather_mm_def());
+    r.gather_mm_grad_b = register_extension_op(gather_mm_grad_b_def());
+    r.segment_mm = register_extension_op(segment_mm_def());
+    r.segment_mm_grad_b = register_extension_op(segment_mm_grad_b_def());
+    return r;
+  }();
+  return k;
+}
+
+namespace {
+sparse::CompressedView compressed(const graph::CompressedArrays& c, int64_t rows, int64_t cols) {
+  sparse::CompressedView v;
+  v.indptr = c.indptr.view();
+  v.indices = c.indices.view();
+  v.eids = c.eids.view();
+  v.num_rows = rows;
+  v.num_cols = cols;
+  return v;
+}
+}  // namespace
+
+sparse::CompressedView in_view(const graph::RelationGraph& g) {
+  return compressed(g.in_csc(), g.num_dst(), g.num_src());
+}
+sparse::CompressedView out_view(const graph::RelationGraph& g) {
+  return compressed(g.out_csr(), g.num_src(), g.num_dst());
+}
+sparse::CooView coo_view(const graph::RelationGraph& g) {
+  sparse::CooView v;
+  v.src = g.coo().src.view();
+  v.dst = g.coo().dst.view();
+  v.num_src = g.num_src();
+  v.num_dst = g.num_dst();
+  return v;
+}
+
+ArrayView view_or_absent(const Tensor& t) {
+  if (!t.defined()) return ArrayView{};
+  return t.view_of();
+}
+
+void check_feature(const char* fn, const char* what, const Tensor& t, int64_t rows,
+                   const char* rows_what, const graph::RelationGraph& g) {
+  NW_CHECK(t.dim() >= 1, ValueError, fn, ": ", what,
+           " must have a first dimension with one row per ", rows_what, ", got a 0-d tensor");
+  NW_CHECK(t.size(0) == rows, ValueError, fn, ": ", what, " has ", t.size(0),
+           " rows but the graph has ", rows, " ", rows_what);
+  NW_CHECK(t.dtype() == DType::Float32 || t.dtype() == DType::Float64, TypeError, fn, ": ", what,
+           " must be float32 or float64, got ", dtype_name(t.dtype()));
+  NW_CHECK(t.device() == g.device(), ValueError, fn, ": ", what, " is on ", t.device().str(),
+           " but the graph is on ", g.device().str(), " (move one with .to())");
+}
+
+Tensor pad_feature_rank(const Tensor& t, size_t rank) {
+  if (!t.defined() || static_cast<size_t>(t.dim() - 1) >= rank) return t;
+  Shape s{t.size(0)};
+  for (size_t i = t.dim() - 1; i < rank; ++i) s.push_back(1);
+  for (int64_t d = 1; d < t.dim(); ++d) s.push_back(t.size(d));
+  return reshape(t, s);
+}
+
+}  // namespace nodeweave::backend
+
+namespace nodeweave::backend {
+
+void check_segments(const char* fn, const Tensor& x, const Tensor& offsets) {
+  NW_CHECK(x.dim() >= 1, ValueError, fn, ": x must have at least one dimension");
+  NW_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64, TypeError, fn,
+           ": x must be float32 or float64, got ", dtype_name(x.dtype()));
+  NW_CHECK(offsets.dim() == 1 && offsets.numel() >= 1, ValueError, fn,
+           ": offsets must be 1-D with num_segments + 1 entries, got shape ",
+           shape_str(offsets.shape()));
+  NW_CHECK(offsets.dtype() == DType::Int32 || offsets.dtype() == DType::Int64, TypeError, fn,
+           ": offsets must be int32 or int64, got ", dtype_name(offsets.dtype()));
+  NW_CHECK(offsets.device() == x.device(), ValueError, fn, ": offsets is on ",
+           offsets.device().str(), " but x is on ", x.device().str());
+}
+
+Tensor repeat_interleave_ids(const Tensor& counts) {
+  Tensor c = cast(to_device(counts, Device{}), DType::Int64);
+  c = contiguous(c);
+  const int64_t* cp = c.data<int64_t>();
+  int64_t total = 0;
+  for (int64_t i = 0; i < c.numel(); ++i) total += cp[i];
+  Tensor ids = empty({total}, DType::Int64);
+  int64_t* ip = ids.data<int64_t>();
+  for (int64_t i = 0, k = 0; i < c.numel(); ++i) {
+    for (int64_t j = 0; j < cp[i]; ++j) ip[k++] = i;
+  }
+  return to_device(ids, counts.device());
+}
+
+}  // namespace nodeweave::backend

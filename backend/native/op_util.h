@@ -1,0 +1,60 @@
+// Internals shared by the native graph ops: the registered op kinds, graph views for the kernels,
+// and argument checks that name what the Python user passed.
+#pragma once
+#include "backend/native/graph_ops.h"
+#include "core_framework/engine/functional.h"
+#include "core_framework/engine/op_def.h"
+#include "sparse/types.h"
+
+namespace nodeweave::backend {
+
+struct GraphOpKinds {
+  OpKind gspmm, gsddmm, edge_softmax, edge_softmax_backward, segment_reduce, segment_softmax,
+      segment_softmax_backward, gather_mm, gather_mm_grad_b, segment_mm, segment_mm_grad_b;
+};
+// Registers the ops on first use (extension ops of the engine's table).
+const GraphOpKinds& kinds();
+
+// Each op family file provides its definitions; kinds() registers them in this order.
+OpDef gspmm_def();
+OpDef gsddmm_def();
+OpDef edge_softmax_def();
+OpDef edge_softmax_backward_def();
+OpDef segment_reduce_def();
+OpDef segment_softmax_def();
+OpDef segment_softmax_backward_def();
+OpDef gather_mm_def();
+OpDef gather_mm_grad_b_def();
+OpDef segment_mm_def();
+OpDef segment_mm_grad_b_def();
+
+inline const graph::RelationGraphPtr& graph_of(const Attrs& a, size_t k = 0) {
+  return a.opaque<GraphAttr>(k).graph;
+}
+inline Attrs graph_attrs(const graph::RelationGraphPtr& g) {
+  Attrs a;
+  a.push_back(OpaquePtr(std::make_shared<GraphAttr>(g)));
+  return a;
+}
+
+sparse::CompressedView in_view(const graph::RelationGraph& g);   // rows = destinations
+sparse::CompressedView out_view(const graph::RelationGraph& g);  // rows = sources
+sparse::CooView coo_view(const graph::RelationGraph& g);
+// An absent operand is a view with data == nullptr.
+ArrayView view_or_absent(const Tensor& t);
+
+// Checks that a defined feature is a float tensor with `rows` rows on the graph's device.
+void check_feature(const char* fn, const char* what, const Tensor& t, int64_t rows,
+                   const char* rows_what, const graph::RelationGraph& g);
+// (rows, *feat) -> (rows, 1.., *feat) so both operands have `rank` feature dims: the kernel layer
+// broadcasts feature dims right-aligned, and the engine's sum_to then reduces gradients correctly.
+Tensor pad_feature_rank(const Tensor& t, size_t rank);
+
+}  // namespace nodeweave::backend
+
+namespace nodeweave::backend {
+// x: float (N, ...) and offsets: 1-D int32/int64 (S + 1) on x's device.
+void check_segments(const char* fn, const Tensor& x, const Tensor& offsets);
+// Segment id of every row: [0]*counts[0] + [1]*counts[1] + ..., int64 on counts' device.
+Tensor repeat_interleave_ids(const Tensor& counts);
+}  // namespace nodeweave::backend
