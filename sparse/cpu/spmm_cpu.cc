@@ -1,0 +1,211 @@
+// CPU gSpMM: one pass over the in-edge (CSC) view, parallel over destination rows, so every output
+// row has a single writer and no atomics are needed.
+//
+// SpMM is memory-bound: per edge it reads two indices and one operand row at a random address.
+// The kernel keeps a feature tile's accumulator in a stack buffer (L1 / registers), makes the
+// per-edge work a branch-free loop over that tile, and prefetches the operand rows of an edge a
+// few positions ahead, since the hardware prefetcher cannot guess the next random row.
+#include <algorithm>
+#include <limits>
+
+#include "core_framework/runtime/error.h"
+#include "sparse/cpu/binary_ops.h"
+#include "sparse/cpu/cpu_kernels.h"
+#include "sparse/cpu/row_partition.h"
+
+namespace nodeweave::sparse::cpu {
+
+namespace {
+
+using detail::message;
+
+// Accumulator tile, in elements: with two int64 arg buffers next to it still well inside L1.
+constexpr int64_t kTile = 256;
+// How many edges ahead to prefetch operand rows: enough to cover memory latency at a few
+// cache lines per edge, small enough that the lines are still in L1 when used.
+constexpr int64_t kPrefetchDistance = 16;
+constexpr int64_t kLineBytes = 64;
+
+template <typename T, typename I>
+struct SpmmData {
+  const I* indptr;
+  const I* indices;
+  const I* eids;
+  int64_t nnz_end;  // indptr[num_rows]: prefetches must not read indices past it
+  const T* lhs;
+  const T* rhs;
+  T* out;
+  int64_t* arg_lhs;  // may be null
+  int64_t* arg_rhs;  // may be null
+  int64_t lhs_len, rhs_len, out_len, reduce_size;
+  const int64_t* lhs_off;
+  const int64_t* rhs_off;
+};
+
+// Prefetches the tile [t0, t0 + tl) of the operand rows read by the edge at position j.
+template <typename Op, typename T, typename I>
+inline void prefetch_edge(const SpmmData<T, I>& d, int64_t j, int64_t t0, int64_t tl) {
+  if (j >= d.nnz_end) return;
+  constexpr int64_t kStep = kLineBytes / sizeof(T);
+  if constexpr (Op::kLhs) {
+    const T* p = d.lhs + static_cast<int64_t>(d.indices[j]) * d.lhs_len + t0;
+    for (int64_t k = 0; k < tl; k += kStep) __builtin_prefetch(p + k);
+  }
+  if constexpr (Op::kRhs) {
+    const T* p = d.rhs + static_cast<int64_t>(d.eids[j]) * d.rhs_len + t0;
+    for (int64_t k = 0; k < tl; k += kStep) __builtin_prefetch(p + k);
+  }
+}
+
+template <typename Op, typename T, typename I>
+inline const T* lhs_row(const SpmmData<T, I>& d, int64_t j) {
+  if constexpr (Op::kLhs) return d.lhs + static_cast<int64_t>(d.indices[j]) * d.lhs_len;
+  return nullptr;
+}
+template <typename Op, typename T, typename I>
+inline const T* rhs_row(const SpmmData<T, I>& d, int64_t j) {
+  if constexpr (Op::kRhs) return d.rhs + static_cast<int64_t>(d.eids[j]) * d.rhs_len;
+  return nullptr;
+}
+
+// Sum and Mean. Rows without in-edges come out as 0.
+template <typename T, typename I, typename Op, bool kBcast, bool kMean>
+void sum_rows(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end) {
+  alignas(64) T acc[kTile];
+  // Prefetching only pays on the plain path, where the tile maps to one contiguous operand span.
+  constexpr bool kPrefetch = !kBcast && !Op::kDot;
+  for (int64_t v = row_begin; v < row_end; ++v) {
+    const int64_t beg = d.indptr[v], end = d.indptr[v + 1];
+    T* orow = d.out + v * d.out_len;
+    for (int64_t t0 = 0; t0 < d.out_len; t0 += kTile) {
+      const int64_t tl = std::min(kTile, d.out_len - t0);
+      for (int64_t k = 0; k < tl; ++k) acc[k] = T(0);
+      for (int64_t j = beg; j < end; ++j) {
+        if constexpr (kPrefetch) prefetch_edge<Op>(d, j + kPrefetchDistance, t0, tl);
+        const T* l = lhs_row<Op>(d, j);
+        const T* r = rhs_row<Op>(d, j);
+        if constexpr (kPrefetch) {
+          // Offsetting by t0 here keeps the inner loop a plain acc[k] += f(l[k], r[k]).
+          const T* lt = Op::kLhs ? l + t0 : l;
+          const T* rt = Op::kRhs ? r + t0 : r;
+          for (int64_t k = 0; k < tl; ++k) acc[k] += Op::apply(lt, k, rt, k, 1);
+        } else {
+          for (int64_t k = 0; k < tl; ++k)
+            acc[k] += message<Op, kBcast>(l, r, t0 + k, d.reduce_size, d.lhs_off, d.rhs_off);
+        }
+      }
+      if (kMean && end > beg) {
+        const T deg = static_cast<T>(end - beg);
+        for (int64_t k = 0; k < tl; ++k) orow[t0 + k] = acc[k] / deg;
+      } else {
+        for (int64_t k = 0; k < tl; ++k) orow[t0 + k] = acc[k];
+      }
+    }
+  }
+}
+
+// Max and Min with the winning source node and edge per output element. The first in-edge
+// initializes the tile, so every non-empty row reports a real edge even when values are NaN or
+// infinite; later edges win only when strictly better, so ties go to the lowest position.
+template <typename T, typename I, typename Op, bool kBcast, bool kMax>
+void minmax_rows(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end) {
+  alignas(64) T acc[kTile];
+  alignas(64) int64_t win_u[kTile];
+  alignas(64) int64_t win_e[kTile];
+  for (int64_t v = row_begin; v < row_end; ++v) {
+    const int64_t beg = d.indptr[v], end = d.indptr[v + 1];
+    T* orow = d.out + v * d.out_len;
+    int64_t* arg_l = d.arg_lhs ? d.arg_lhs + v * d.out_len : nullptr;
+    int64_t* arg_r = d.arg_rhs ? d.arg_rhs + v * d.out_len : nullptr;
+    if (beg == end) {
+      std::fill(orow, orow + d.out_len, T(0));
+      if (arg_l) std::fill(arg_l, arg_l + d.out_len, int64_t{-1});
+      if (arg_r) std::fill(arg_r, arg_r + d.out_len, int64_t{-1});
+      continue;
+    }
+    for (int64_t t0 = 0; t0 < d.out_len; t0 += kTile) {
+      const int64_t tl = std::min(kTile, d.out_len - t0);
+      {
+        const T* l = lhs_row<Op>(d, beg);
+        const T* r = rhs_row<Op>(d, beg);
+        const int64_t u = d.indices[beg], e = d.eids[beg];
+        for (int64_t k = 0; k < tl; ++k) {
+          acc[k] = message<Op, kBcast>(l, r, t0 + k, d.reduce_size, d.lhs_off, d.rhs_off);
+          win_u[k] = u;
+          win_e[k] = e;
+        }
+      }
+      for (int64_t j = beg + 1; j < end; ++j) {
+        const T* l = lhs_row<Op>(d, j);
+        const T* r = rhs_row<Op>(d, j);
+        const int64_t u = d.indices[j], e = d.eids[j];
+        for (int64_t k = 0; k < tl; ++k) {
+          const T m = message<Op, kBcast>(l, r, t0 + k, d.reduce_size, d.lhs_off, d.rhs_off);
+          const bool better = kMax ? m > acc[k] : m < acc[k];
+          acc[k] = better ? m : acc[k];
+          win_u[k] = better ? u : win_u[k];
+          win_e[k] = better ? e : win_e[k];
+        }
+      }
+      std::copy(acc, acc + tl, orow + t0);
+      if (arg_l) std::copy(win_u, win_u + tl, arg_l + t0);
+      if (arg_r) std::copy(win_e, win_e + tl, arg_r + t0);
+    }
+  }
+}
+
+template <typename T, typename I>
+void spmm_typed(const SpmmArgs& args, const BcastInfo& bcast) {
+  const CompressedView& g = args.in_edges;
+  SpmmData<T, I> d;
+  d.indptr = g.indptr.ptr<I>();
+  d.indices = g.indices.ptr<I>();
+  d.eids = g.eids.ptr<I>();
+  d.nnz_end = d.indptr[g.num_rows];
+  d.lhs = args.lhs.ptr<T>();
+  d.rhs = args.rhs.ptr<T>();
+  d.out = args.out.ptr<T>();
+  d.arg_lhs = args.arg_lhs.ptr<int64_t>();
+  d.arg_rhs = args.arg_rhs.ptr<int64_t>();
+  d.lhs_len = bcast.lhs_len;
+  d.rhs_len = bcast.rhs_len;
+  d.out_len = bcast.out_len;
+  d.reduce_size = bcast.reduce_size;
+  d.lhs_off = bcast.lhs_offset.data();
+  d.rhs_off = bcast.rhs_offset.data();
+  const ReduceOp reduce = args.reduce;
+
+  detail::dispatch_op<T>(args.op, [&](auto op) {
+    using Op = decltype(op);
+    detail::dispatch_bool(bcast.use_bcast, [&](auto use_bcast) {
+      constexpr bool kBcast = decltype(use_bcast)::value;
+      // Per-row cost grows with the features read per edge, including Dot's reduced span.
+      const int64_t feat = d.out_len * d.reduce_size;
+      detail::parallel_rows(d.indptr, g.num_rows, feat, [&](int64_t rb, int64_t re) {
+        switch (reduce) {
+          case ReduceOp::Sum:
+            return sum_rows<T, I, Op, kBcast, false>(d, rb, re);
+          case ReduceOp::Mean:
+            return sum_rows<T, I, Op, kBcast, true>(d, rb, re);
+          case ReduceOp::Max:
+            return minmax_rows<T, I, Op, kBcast, true>(d, rb, re);
+          case ReduceOp::Min:
+            return minmax_rows<T, I, Op, kBcast, false>(d, rb, re);
+        }
+      });
+    });
+  });
+}
+
+}  // namespace
+
+void spmm(const SpmmArgs& args, const BcastInfo& bcast) {
+  if (args.in_edges.num_rows == 0 || bcast.out_len == 0) return;
+  NW_DISPATCH_FLOAT(args.out.dtype, "gspmm", {
+    using T = scalar_t;
+    NW_DISPATCH_INDEX(args.in_edges.indptr.dtype, "gspmm",
+                      { spmm_typed<T, scalar_t>(args, bcast); });
+  });
+}
+
+}  // namespace nodeweave::sparse::cpu
