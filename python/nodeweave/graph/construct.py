@@ -255,7 +255,8 @@ def heterograph(data_dict: dict, num_nodes_dict: dict[str, int] | None = None, i
     """
     if not isinstance(data_dict, dict) or not data_dict:
         raise ValueError("heterograph(): data_dict must be a non-empty dict {(src_type, etype, dst_type): (src, dst)}")
-    named = {k[0] for k in data_dict if isinstance(k, tuple)} | {k[2] for k in data_dict if isinstance(k, tuple)}
+    canon = [k for k in data_dict if isinstance(k, tuple) and len(k) == 3]
+    named = {k[0] for k in canon} | {k[2] for k in canon}
     default_nt = next(iter(named)) if len(named) == 1 else DEFAULT_NTYPE
     specs: dict[tuple, _RelSpec] = {}
     raws = []
