@@ -1,0 +1,165 @@
+"""Feature frames: the columns of per-node or per-edge tensors of one node/edge type.
+
+A :class:`Frame` maps names to backend tensors whose first dimension is the number of rows (nodes or
+edges). It checks that dimension (and the device) when a column is set, so a wrong-sized feature fails
+where it is assigned, not deep inside a kernel.
+
+>>> import nodeweave.core as nc
+>>> f = Frame(3, name="ndata", row_name="node")
+>>> f["h"] = nc.zeros((3, 2))
+>>> f.schemes
+{'h': Scheme(shape=(2,), dtype=nodeweave.core.float32)}
+>>> f["x"] = nc.zeros((4,))
+Traceback (most recent call last):
+...
+ValueError: ndata['x']: expected 3 rows (one per node), got 4
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from typing import Any, Iterator, NamedTuple
+
+import numpy as np
+
+from nodeweave import backend
+
+
+class Scheme(NamedTuple):
+    """The shape of one row of a feature column, and its dtype."""
+
+    shape: tuple
+    dtype: Any
+
+
+class Frame(MutableMapping):
+    """Named feature columns, each a tensor with ``num_rows`` rows.
+
+    Parameters
+    ----------
+    num_rows : int
+        Rows every column must have (the number of nodes or edges).
+    data : mapping of str to tensor, optional
+        Initial columns (validated).
+    name : str
+        Used in error messages, e.g. ``"ndata"`` gives ``ndata['h']: expected ...``.
+    row_name : str
+        What a row is (``"node"``, ``"edge"``), for error messages.
+    device : str, optional
+        When set, every column must live on this device.
+
+    Notes
+    -----
+    Frames are shallow: :meth:`clone_shallow` copies the name -> tensor table but shares the tensors.
+    Setting or deleting a column of the clone leaves the original untouched (copy-on-write at the
+    column level), while writing into a tensor in place shows through both, as in DGL's
+    ``local_scope``.
+    """
+
+    __slots__ = ("_num_rows", "_columns", "name", "row_name", "device")
+
+    def __init__(self, num_rows: int, data: dict | None = None, *, name: str = "data",
+                 row_name: str = "row", device: str | None = None) -> None:
+        if not isinstance(num_rows, (int, np.integer)) or isinstance(num_rows, bool) or num_rows < 0:
+            raise ValueError(f"Frame: num_rows must be a non-negative int, got {num_rows!r}")
+        self._num_rows = int(num_rows)
+        self._columns: dict[str, Any] = {}
+        self.name = name
+        self.row_name = row_name
+        self.device = device
+        if data:
+            for k, v in data.items():
+                self[k] = v
+
+    @property
+    def num_rows(self) -> int:
+        """Rows every column has."""
+        return self._num_rows
+
+    def _check(self, key: Any, value: Any) -> None:
+        B = backend.current()
+        if not isinstance(key, str):
+            raise TypeError(f"{self.name}: feature names must be strings, got {type(key).__name__}")
+        if not B.is_tensor(value):
+            raise TypeError(f"{self.name}[{key!r}]: expected a tensor, got {type(value).__name__}")
+        shape = B.shape(value)
+        if len(shape) == 0:
+            raise ValueError(f"{self.name}[{key!r}]: expected {self._num_rows} rows "
+                             f"(one per {self.row_name}), got a 0-dimensional tensor")
+        if shape[0] != self._num_rows:
+            raise ValueError(f"{self.name}[{key!r}]: expected {self._num_rows} rows "
+                             f"(one per {self.row_name}), got {shape[0]}")
+        if self.device is not None and B.device_str(value) != self.device:
+            raise ValueError(f"{self.name}[{key!r}]: the tensor is on {B.device_str(value)} but the "
+                             f"graph is on {self.device}; move one of them with .to()")
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._check(key, value)
+        self._columns[key] = value
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self._columns[key]
+        except KeyError:
+            raise KeyError(f"{self.name} has no feature {key!r} (it has: "
+                           f"{', '.join(map(repr, self._columns)) or 'none'})") from None
+
+    def __delitem__(self, key: str) -> None:
+        try:
+            del self._columns[key]
+        except KeyError:
+            raise KeyError(f"{self.name} has no feature {key!r}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._columns)
+
+    def __len__(self) -> int:
+        return len(self._columns)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._columns
+
+    def __repr__(self) -> str:
+        return f"Frame(num_rows={self._num_rows}, schemes={self.schemes})"
+
+    @property
+    def schemes(self) -> dict[str, Scheme]:
+        """``{name: Scheme(row shape, dtype)}`` of every column."""
+        B = backend.current()
+        return {k: Scheme(tuple(B.shape(v)[1:]), B.dtype_of(v)) for k, v in self._columns.items()}
+
+    def clone_shallow(self) -> "Frame":
+        """A new frame sharing this frame's tensors; adding/removing columns of either leaves the
+        other unchanged."""
+        f = Frame.__new__(Frame)
+        f._num_rows = self._num_rows
+        f._columns = dict(self._columns)
+        f.name, f.row_name, f.device = self.name, self.row_name, self.device
+        return f
+
+    def subframe(self, idx: Any) -> "Frame":
+        """A new frame of rows ``idx`` (int array, any order, repeats allowed) of every column."""
+        B = backend.current()
+        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= self._num_rows):
+            bad = int(idx[(idx < 0) | (idx >= self._num_rows)][0])
+            raise IndexError(f"{self.name}: row {bad} is out of range for {self._num_rows} rows")
+        f = Frame(len(idx), name=self.name, row_name=self.row_name, device=self.device)
+        for k, v in self._columns.items():
+            f._columns[k] = B.index_select(v, idx)
+        return f
+
+    def to(self, device: str) -> "Frame":
+        """A new frame with every column moved to ``device``."""
+        B = backend.current()
+        f = Frame(self._num_rows, name=self.name, row_name=self.row_name, device=device)
+        for k, v in self._columns.items():
+            f._columns[k] = B.to_device(v, device)
+        return f
+
+    def update(self, other: Any = (), **kw: Any) -> None:  # type: ignore[override]
+        """Sets several columns; all are validated before any is stored."""
+        items = dict(other, **kw)
+        for k, v in items.items():
+            self._check(k, v)
+        self._columns.update(items)

@@ -1,0 +1,220 @@
+"""DGL-style views of a graph's nodes, edges and features: ``g.nodes``, ``g.edges``, ``g.ndata`` ...
+
+Views hold the graph and look its frames up on every access, so they follow ``local_scope()``.
+
+>>> import nodeweave as nw, nodeweave.core as nc
+>>> g = nw.heterograph({("user", "follows", "user"): ([0, 1], [1, 2]),
+...                     ("user", "plays", "game"): ([0, 2], [0, 0])})
+>>> g.nodes("user").tolist()
+[0, 1, 2]
+>>> g.nodes["game"].data["score"] = nc.tensor([0.5])
+>>> g.ndata["score"]
+{'game': tensor([0.5])}
+>>> g.edges["plays"].data["w"] = nc.ones(2)
+>>> sorted(g.edata["w"])
+[('user', 'plays', 'game')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from typing import Any, Iterator
+
+from nodeweave import backend
+
+
+class FrameView(MutableMapping):
+    """The features of one node type (``kind='node'``) or one canonical edge type (``'edge'``)."""
+
+    __slots__ = ("_graph", "_kind", "_key")
+
+    def __init__(self, graph: Any, kind: str, key: Any) -> None:
+        self._graph, self._kind, self._key = graph, kind, key
+
+    @property
+    def _frame(self):
+        frames = self._graph._node_frames if self._kind == "node" else self._graph._edge_frames
+        return frames[self._key]
+
+    def __getitem__(self, name: str) -> Any:
+        return self._frame[name]
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self._frame[name] = value
+
+    def __delitem__(self, name: str) -> None:
+        del self._frame[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._frame)
+
+    def __len__(self) -> int:
+        return len(self._frame)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._frame
+
+    def __repr__(self) -> str:
+        return repr({k: v for k, v in self._frame.items()})
+
+    @property
+    def schemes(self):
+        return self._frame.schemes
+
+
+class HeteroFrameView(MutableMapping):
+    """Features over several node (or edge) types: ``view['h']`` is ``{type: tensor}`` for the types
+    that have ``'h'``, and ``view['h'] = {type: tensor, ...}`` sets it per type."""
+
+    __slots__ = ("_graph", "_kind", "_keys")
+
+    def __init__(self, graph: Any, kind: str, keys: list) -> None:
+        self._graph, self._kind, self._keys = graph, kind, keys
+
+    def _frames(self) -> dict:
+        frames = self._graph._node_frames if self._kind == "node" else self._graph._edge_frames
+        return {k: frames[k] for k in self._keys}
+
+    def _resolve(self, key: Any) -> Any:
+        if self._kind == "edge":
+            ct = self._graph.to_canonical_etype(key)
+        else:
+            ct = self._graph._ntype(key)
+        if ct not in self._keys:
+            raise ValueError(f"{ct!r} is not one of the types of this view: {self._keys}")
+        return ct
+
+    def __getitem__(self, name: str) -> dict:
+        out = {k: f[name] for k, f in self._frames().items() if name in f}
+        if not out:
+            raise KeyError(f"no {self._kind} type has feature {name!r}")
+        return out
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        if not isinstance(value, dict):
+            what = "node" if self._kind == "node" else "edge"
+            raise TypeError(f"the graph has several {what} types; set {'ndata' if what == 'node' else 'edata'}"
+                            f"[{name!r}] to a dict {{{what}_type: tensor}}, got {type(value).__name__}")
+        resolved = {self._resolve(k): v for k, v in value.items()}
+        frames = self._frames()
+        for k, v in resolved.items():  # validate everything before storing anything
+            frames[k]._check(name, v)
+        for k, v in resolved.items():
+            frames[k][name] = v
+
+    def __delitem__(self, name: str) -> None:
+        found = False
+        for f in self._frames().values():
+            if name in f:
+                del f[name]
+                found = True
+        if not found:
+            raise KeyError(f"no {self._kind} type has feature {name!r}")
+
+    def __iter__(self) -> Iterator[str]:
+        seen: dict[str, None] = {}
+        for f in self._frames().values():
+            for k in f:
+                seen.setdefault(k, None)
+        return iter(seen)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __contains__(self, name: object) -> bool:
+        return any(name in f for f in self._frames().values())
+
+    def __repr__(self) -> str:
+        return repr({k: self[k] for k in self})
+
+
+class NodeSpace:
+    """``g.nodes[ntype]``: ``.data`` is the features of that node type."""
+
+    __slots__ = ("_graph", "_ntype")
+
+    def __init__(self, graph: Any, ntype: str) -> None:
+        self._graph, self._ntype = graph, ntype
+
+    @property
+    def data(self) -> FrameView:
+        return FrameView(self._graph, "node", self._ntype)
+
+
+class EdgeSpace:
+    """``g.edges[etype]``: ``.data`` is the features of that edge type."""
+
+    __slots__ = ("_graph", "_etype")
+
+    def __init__(self, graph: Any, etype: tuple) -> None:
+        self._graph, self._etype = graph, etype
+
+    @property
+    def data(self) -> FrameView:
+        return FrameView(self._graph, "edge", self._etype)
+
+
+class NodeView:
+    """``g.nodes``: call it for node ids, index it by node type for features."""
+
+    __slots__ = ("_graph", "_side")
+
+    def __init__(self, graph: Any, side: str = "all") -> None:
+        self._graph, self._side = graph, side
+
+    def _types(self) -> list[str]:
+        g = self._graph
+        return {"all": g.ntypes, "src": g.srctypes, "dst": g.dsttypes}[self._side]
+
+    def _pick(self, ntype: str | None) -> str:
+        types = self._types()
+        if ntype is None:
+            if len(types) != 1:
+                raise ValueError(f"ntype must be given: the graph has several node types {types}")
+            return types[0]
+        nt = self._graph._ntype(ntype)
+        if nt not in types:
+            raise ValueError(f"{nt!r} is not a {self._side} node type ({types})")
+        return nt
+
+    def __call__(self, ntype: str | None = None):
+        """Ids ``0 .. num_nodes(ntype)-1`` as a tensor of the graph's idtype."""
+        import numpy as np
+
+        g = self._graph
+        nt = self._pick(ntype)
+        return backend.current().int_tensor(np.arange(g._num_nodes[nt]), g._device, g._idtype_name)
+
+    def __getitem__(self, ntype: str) -> NodeSpace:
+        if not isinstance(ntype, str):
+            raise TypeError("g.nodes[...] takes a node type name; to select rows of a feature use "
+                            "index_select on g.ndata[name]")
+        return NodeSpace(self._graph, self._pick(ntype))
+
+    def __len__(self) -> int:
+        return sum(self._graph.num_nodes(t) for t in self._types())
+
+    def __repr__(self) -> str:
+        return f"NodeView(ntypes={self._types()})"
+
+
+class EdgeView:
+    """``g.edges``: call it for the edges (``form``, ``order``, ``etype``), index it by edge type for
+    features."""
+
+    __slots__ = ("_graph",)
+
+    def __init__(self, graph: Any) -> None:
+        self._graph = graph
+
+    def __call__(self, form: str = "uv", order: str = "eid", etype: Any = None):
+        return self._graph.all_edges(form=form, order=order, etype=etype)
+
+    def __getitem__(self, etype: Any) -> EdgeSpace:
+        return EdgeSpace(self._graph, self._graph.to_canonical_etype(etype))
+
+    def __len__(self) -> int:
+        return self._graph.num_edges()
+
+    def __repr__(self) -> str:
+        return f"EdgeView(etypes={self._graph.canonical_etypes})"
