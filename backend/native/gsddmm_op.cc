@@ -80,7 +80,8 @@ Tensor operand_grad(const graph::RelationGraphPtr& g, BinaryOp mult, const Tenso
                     const Tensor& o, Target t, Target ot) {
   if (mult == BinaryOp::CopyLhs) return reduce_edges(g, grad, t);  // factor 1
   if (graph::RelationGraphPtr fg = fused_graph(g, t, ot)) {
-    return gspmm(fg, mult, ReduceOp::Sum, o, grad);  // sum_e o[other(e)] (*|/) grad[e]
+    // sum_e grad[e] * o[other(e)] (or / o: gspmm's Div would divide the wrong way round).
+    return gspmm(fg, BinaryOp::Mul, ReduceOp::Sum, mult == BinaryOp::Div ? reciprocal(o) : o, grad);
   }
   // grad (*|/) o per edge, then reduce.
   Tensor per_edge = mult == BinaryOp::Mul ? gsddmm(g, BinaryOp::Mul, grad, o, Target::E, ot)

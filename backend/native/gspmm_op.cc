@@ -117,7 +117,7 @@ TensorList backward_arg(const GradCtx& ctx) {
   const Tensor& rhs = ctx.inputs[1];
   const Tensor& arg_l = ctx.outputs[1];
   const Tensor& arg_r = ctx.outputs[2];
-  const Shape& out_shape = ctx.outputs[0].shape();
+  const Shape& out_shape = ctx.grad_outputs[0].shape();
   TensorList grads(2);
   if (g->num_edges() == 0) return grads;  // nothing won: every gradient is zero
   const Tensor& arg_any = arg_l.dim() == 2 ? arg_l : arg_r;

@@ -21,8 +21,7 @@ void edge_softmax_kernel(const TensorList& in, const Attrs& a, TensorList& out) 
 }
 
 void edge_softmax_backward_kernel(const TensorList& in, const Attrs& a, TensorList& out) {
-  sparse::edge_softmax_backward(group_view(a), in[0].view_of(), in[1].view_of(),
-                                out[0].view_of());
+  sparse::edge_softmax_backward(group_view(a), in[0].view_of(), in[1].view_of(), out[0].view_of());
 }
 
 std::vector<TensorMeta> like_input0(const TensorList& in, const Attrs&) {
@@ -63,7 +62,8 @@ TensorList segment_softmax_bw(const GradCtx& ctx) {
   Tensor p = mul(out, grad);
   Tensor s = segment_reduce(ReduceOp::Sum, p, offsets);
   // Row j belongs to segment seg[j]: expand the per-segment sums back to rows.
-  Tensor counts = sub(slice(offsets, 0, 1, offsets.numel()), slice(offsets, 0, 0, offsets.numel() - 1));
+  Tensor counts =
+      sub(slice(offsets, 0, 1, offsets.numel()), slice(offsets, 0, 0, offsets.numel() - 1));
   Tensor seg = repeat_interleave_ids(counts);
   return {sub(p, mul(out, index_select(s, 0, seg))), Tensor()};
 }

@@ -1,6 +1,8 @@
 // gather_mm and segment_mm (typed linear layers) as engine ops. Both are bilinear, so every
 // gradient is again a gather_mm / segment_mm or its weight-gradient op, and those weight-gradient
 // ops carry gradient rules too (second derivatives of a typed layer stay available).
+#include <cstring>
+
 #include "backend/native/op_util.h"
 #include "sparse/gather_mm.h"
 
@@ -44,8 +46,16 @@ std::vector<TensorMeta> gather_grad_b_infer(const TensorList& in, const Attrs& a
   return {TensorMeta{{at.i(0), in[0].size(1), in[1].size(1)}, in[0].dtype(), in[0].device()}};
 }
 void gather_grad_b_kernel(const TensorList& in, const Attrs&, TensorList& out) {
-  sparse::gather_mm_grad_b(in[0].view_of(), in[1].view_of(), view_or_absent(in[2]),
-                           in[3].view_of(), out[0].view_of());
+  // The kernel accumulates into grad_b; the dispatcher hands over uninitialised memory.
+  const size_t nbytes = out[0].numel() * out[0].itemsize();
+  if (out[0].device().is_cpu()) {
+    std::memset(out[0].data_ptr(), 0, nbytes);
+  } else {
+    std::vector<char> zero(nbytes, 0);
+    copy_bytes(out[0].data_ptr(), out[0].device(), zero.data(), Device{}, nbytes);
+  }
+  sparse::gather_mm_grad_b(in[0].view_of(), in[1].view_of(), view_or_absent(in[2]), in[3].view_of(),
+                           out[0].view_of());
 }
 // grad_b = sum_i a[ia_i]^T g_i, so with H = d loss / d grad_b:
 //   d/d a[ia_i] += g_i H[ib_i]^T, d/d g_i = a[ia_i] H[ib_i].
@@ -91,7 +101,8 @@ TensorList segment_bw(const GradCtx& ctx) {
 // ---- segment_mm_grad_b(a, grad_out; seglen) -> (R, k, n) ----
 std::vector<TensorMeta> segment_grad_b_infer(const TensorList& in, const Attrs& at) {
   return {TensorMeta{{static_cast<int64_t>(at.ints(0).size()), in[0].size(1), in[1].size(1)},
-                     in[0].dtype(), in[0].device()}};
+                     in[0].dtype(),
+                     in[0].device()}};
 }
 void segment_grad_b_kernel(const TensorList& in, const Attrs& at, TensorList& out) {
   sparse::segment_mm_grad_b(in[0].view_of(), in[1].view_of(), seglen_view(at), out[0].view_of());
@@ -158,7 +169,8 @@ Tensor gather_mm(const Tensor& a, const Tensor& b, const Tensor& idx_a, const Te
            "gather_mm: idx_a and idx_b must have the same length, got ", idx_a.numel(), " and ",
            idx_b.numel());
   NW_CHECK(idx_a.defined() || a.size(0) == idx_b.numel(), ValueError, "gather_mm: a has ",
-           a.size(0), " rows but idx_b has ", idx_b.numel(), " entries (pass idx_a to gather rows)");
+           a.size(0), " rows but idx_b has ", idx_b.numel(),
+           " entries (pass idx_a to gather rows)");
   return dispatch(kinds().gather_mm,
                   {contiguous(a), contiguous(b), idx_a.defined() ? contiguous(idx_a) : idx_a,
                    contiguous(idx_b)})[0];

@@ -12,3 +12,6 @@ from nodeweave.backend import set_backend  # noqa: E402,F401
 from nodeweave.graph import (ALL, Graph, HeteroGraph, graph, heterograph, from_scipy,  # noqa: E402,F401
                              from_networkx, to_networkx, read_edge_list, rand_graph, rmat_graph,
                              sbm_graph)
+
+# Message passing builtins and functional kernels
+from nodeweave import function, ops  # noqa: E402,F401

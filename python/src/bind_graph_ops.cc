@@ -19,8 +19,8 @@ BinaryOp parse_op(const std::string& s) {
   if (s == "dot") return BinaryOp::Dot;
   if (s == "copy_lhs") return BinaryOp::CopyLhs;
   if (s == "copy_rhs") return BinaryOp::CopyRhs;
-  throw ValueError(str_cat("op must be one of add, sub, mul, div, dot, copy_lhs, copy_rhs; got '",
-                           s, "'"));
+  throw ValueError(
+      str_cat("op must be one of add, sub, mul, div, dot, copy_lhs, copy_rhs; got '", s, "'"));
 }
 
 ReduceOp parse_reduce(const std::string& s) {

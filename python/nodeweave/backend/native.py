@@ -156,3 +156,27 @@ def device_object(device: str) -> Any:
 def dtype_from_name(name: str) -> Any:
     """The backend dtype object named ``name`` (``'int64'`` -> ``nodeweave.core.int64``)."""
     return getattr(nc, name)
+
+
+# ---- graph kernels (differentiable native engine ops, see backend/native/ in C++) ----
+from nodeweave._C import (edge_softmax, gather_mm, gsddmm, gspmm,  # noqa: E402,F401
+                          segment_mm, segment_reduce, segment_softmax)
+
+
+def index_copy(t: Tensor, idx: Tensor, rows: Tensor) -> Tensor:
+    """A copy of ``t`` with rows ``idx`` replaced by ``rows`` (differentiable)."""
+    return t.index_copy(0, idx, rows)
+
+
+def cross_reduce(tensors: Sequence[Tensor], reducer: str) -> Tensor:
+    """Combine per-relation results arriving at one node type (multi_update_all)."""
+    if len(tensors) == 1 and reducer != "stack":
+        return tensors[0]
+    stacked = nc.stack(list(tensors), 1)
+    if reducer == "stack":
+        return stacked
+    if reducer == "sum":
+        return stacked.sum(1)
+    if reducer == "mean":
+        return stacked.mean(1)
+    return stacked.amax(1) if reducer == "max" else stacked.amin(1)
