@@ -128,3 +128,31 @@ def test_read_edge_list_matches_numpy_on_valid_files(tmp_path):
         u, v = g.edges()
         np.testing.assert_array_equal(u.numpy(), edges[:, 2])
         np.testing.assert_array_equal(v.numpy(), edges[:, 0])
+
+
+def test_fast_and_careful_edge_list_readers_agree(tmp_path, monkeypatch):
+    """NumPy's loadtxt is the fast path; the line-by-line reader is the reference. On every mutated
+    file both must give the same graph or the careful reader must raise ValueError."""
+    from nodeweave.graph import construct
+
+    rng = np.random.default_rng(7)
+    fast_reader = construct._loadtxt_pairs
+    for i in range(200):
+        data = _mutate(_valid_file(rng, " "), rng) if i % 3 else _valid_file(rng, " ")
+        path = tmp_path / f"a{i}.txt"
+        path.write_bytes(data)
+        monkeypatch.setattr(construct, "_loadtxt_pairs", lambda *a: None)
+        try:
+            careful = nw.read_edge_list(path, num_nodes=10 ** 6)
+        except ValueError:
+            careful = None
+        monkeypatch.setattr(construct, "_loadtxt_pairs", fast_reader)
+        try:
+            fast = nw.read_edge_list(path, num_nodes=10 ** 6)
+        except ValueError:
+            fast = None
+        if careful is None:
+            assert fast is None
+        else:
+            for a, b in zip(fast.edges(), careful.edges()):
+                np.testing.assert_array_equal(a.numpy(), b.numpy())
