@@ -12,3 +12,12 @@ from nodeweave.backend import set_backend  # noqa: E402,F401
 from nodeweave.graph import (ALL, Graph, HeteroGraph, graph, heterograph, from_scipy,  # noqa: E402,F401
                              from_networkx, to_networkx, read_edge_list, rand_graph, rmat_graph,
                              sbm_graph)
+
+# Graph transforms, batching and graph files (graph/transforms.py, batch.py, io.py)
+from nodeweave.graph.transforms import (reverse, add_self_loop, remove_self_loop, to_simple,  # noqa: E402,F401
+                                        to_bidirected, add_reverse_edges, node_subgraph, edge_subgraph,
+                                        in_subgraph, out_subgraph, khop_in_subgraph, khop_out_subgraph,
+                                        khop_graph, line_graph, compact_graphs, to_homogeneous,
+                                        to_heterogeneous, reorder_graph, NID, EID)
+from nodeweave.graph.batch import batch, unbatch, batch_num_nodes, batch_num_edges  # noqa: E402,F401
+from nodeweave.graph.io import save_graphs, load_graphs  # noqa: E402,F401
