@@ -72,6 +72,10 @@ def test_add_self_loop(rng):
         assert a.ndata["h"] is g.ndata["h"]
         z = nw.add_self_loop(g, edge_feat_names=[], fill_data=5.0)
         np.testing.assert_array_equal(z.edata["w"].numpy()[m:], np.zeros(n))
+        f = nw.add_self_loop(g, edge_feat_names=["w"], fill_data=5)
+        np.testing.assert_array_equal(f.edata["w"].numpy()[m:], np.full(n, 5.0))
+    with pytest.raises(NotImplementedError, match="fill_data"):
+        nw.add_self_loop(g, fill_data="mean")
 
 
 def test_add_self_loop_hetero(rng):
@@ -539,3 +543,26 @@ def test_per_graph_transforms_keep_batches(rng, name):
 def test_subgraph_of_batch_is_unbatched(rng):
     bg, _ = batched(rng)
     assert nw.node_subgraph(bg, [0, 1, 2]).batch_size == 1
+
+
+def test_batched_hetero_transforms(rng):
+    parts = [rand_hetero(rng) for _ in range(3)]
+    bg = nw.batch(parts)
+    for fn in (lambda g: nw.add_self_loop(g, etype="follows"),
+               lambda g: nw.remove_self_loop(g, etype="follows"),
+               lambda g: nw.to_simple(g, copy_edata=True),
+               lambda g: nw.add_reverse_edges(g, ignore_bipartite=True, copy_edata=True),
+               lambda g: nw.reverse(g, copy_edata=True)):
+        assert_graphs_equal(fn(bg), nw.batch([fn(p) for p in parts]))
+
+
+def test_features_keep_gradients(rng):
+    g = rand_graph(rng, 8, 14)
+    x = nc.tensor(rng.standard_normal((8, 3)), requires_grad=True)
+    g.ndata["x"] = x
+    keep = np.array([5, 1, 2, 7])
+    sg = nw.node_subgraph(g, keep)
+    (sg.ndata["x"] * 2).sum().backward()
+    want = np.zeros((8, 3))
+    want[keep] = 2
+    np.testing.assert_allclose(x.grad.numpy(), want)
