@@ -15,3 +15,12 @@ from nodeweave.graph import (ALL, Graph, HeteroGraph, graph, heterograph, from_s
 
 # Message passing builtins and functional kernels
 from nodeweave import function, ops  # noqa: E402,F401
+
+# Graph transforms, batching and graph files (graph/transforms.py, batch.py, io.py)
+from nodeweave.graph.transforms import (reverse, add_self_loop, remove_self_loop, to_simple,  # noqa: E402,F401
+                                        to_bidirected, add_reverse_edges, node_subgraph, edge_subgraph,
+                                        in_subgraph, out_subgraph, khop_in_subgraph, khop_out_subgraph,
+                                        khop_graph, line_graph, compact_graphs, to_homogeneous,
+                                        to_heterogeneous, reorder_graph, NID, EID)
+from nodeweave.graph.batch import batch, unbatch, batch_num_nodes, batch_num_edges  # noqa: E402,F401
+from nodeweave.graph.io import save_graphs, load_graphs  # noqa: E402,F401

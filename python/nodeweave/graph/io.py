@@ -1,0 +1,477 @@
+"""``save_graphs`` / ``load_graphs``: graphs (structure, features, batch counts) and labels in one file.
+
+Format, version 1 (all integers little-endian; the layout of :mod:`nodeweave.core.serialization`
+with a graph-specific header)::
+
+    offset  size  field
+    0       8     magic b"\\x89NWG\\r\\n\\x1a\\n"
+    8       4     uint32 format version (1)
+    12      8     uint64 header length H
+    20      4     uint32 CRC-32 of the header bytes
+    24      H     header: UTF-8 JSON (below)
+    ...           zero padding up to D = 24 + H rounded up to a multiple of 64
+    D       S     data: each array's raw bytes (C order) at D + offset, offsets multiples of 64,
+                  zero padding between arrays; the file ends at D + S
+
+    header = {"data_size": S,
+              "arrays": [{"dtype": "int64", "shape": [5], "offset": 0, "nbytes": 40, "crc32": ...}, ...],
+              "graphs": [{"idtype": "int64",
+                          "ntypes": [{"name": "_N", "num_nodes": 4, "data": {"h": array index},
+                                      "batch_num_nodes": array index or null}, ...],
+                          "etypes": [{"type": ["_N", "_E", "_N"], "num_edges": 5,
+                                      "src": array index, "dst": array index, "data": {...},
+                                      "batch_num_edges": array index or null}, ...]}, ...],
+              "labels": {"name": array index, ...}}
+
+Relations are stored as COO in edge-id order, with the graph's id type. Loading checks the magic,
+version, header CRC and schema, every array's dtype, shape and extent against the file size (before
+allocating anything), each array's CRC-32, feature row counts, batch counts, and the edge ids (the
+C++ relation graph validates them); any violation raises ValueError naming the file. With
+``idx_list``, only the chosen graphs' arrays are read. No pickle: loading cannot run code.
+
+>>> import os, tempfile, nodeweave as nw, nodeweave.core as nc
+>>> g = nw.graph(([0, 1], [1, 2]))
+>>> g.ndata["h"] = nc.tensor([1.0, 2.0, 3.0])
+>>> path = os.path.join(tempfile.mkdtemp(), "graphs.nwg")
+>>> nw.save_graphs(path, [g, nw.graph(([0], [0]))], {"y": nc.tensor([1, 0])})
+>>> gs, labels = nw.load_graphs(path)
+>>> len(gs), gs[0].ndata["h"].tolist(), labels["y"].tolist()
+(2, [1.0, 2.0, 3.0], [1, 0])
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import sys
+import tempfile
+import zlib
+from typing import Any, BinaryIO, Sequence
+
+import numpy as np
+
+from nodeweave import backend
+from nodeweave.graph.heterograph import HeteroGraph, IdRangeError, RelationGraph
+
+__all__ = ["save_graphs", "load_graphs", "MAGIC", "FORMAT_VERSION"]
+
+MAGIC = b"\x89NWG\r\n\x1a\n"
+FORMAT_VERSION = 1
+ALIGN = 64
+_PREAMBLE = struct.Struct("<8sIQI")  # magic, version, header length, header crc
+_DTYPES = ("bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64")
+_MAX_DIMS = 32
+_MAX_COUNT = 2 ** 48  # nodes of one type: far past any real graph, far below int64 overflow
+_CHUNK = 1 << 24
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+def _align(n: int) -> int:
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+# ---------------------------------------------------------------- save
+class _Writer:
+    """Collects arrays (C-contiguous little-endian NumPy) and their header entries."""
+
+    def __init__(self) -> None:
+        self.arrays: list[np.ndarray] = []
+        self.entries: list[dict] = []
+        self.size = 0
+
+    def add(self, arr: np.ndarray, where: str) -> int:
+        if arr.dtype.name not in _DTYPES:
+            raise TypeError(f"save_graphs: {where} has dtype {arr.dtype}, which graph files can't hold "
+                            f"(supported: {', '.join(_DTYPES)})")
+        a = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+        self.size = _align(self.size)
+        self.entries.append({"dtype": a.dtype.name, "shape": list(a.shape), "offset": self.size,
+                             "nbytes": a.nbytes, "crc32": zlib.crc32(memoryview(a).cast("B"))})
+        self.arrays.append(a)
+        self.size += a.nbytes
+        return len(self.arrays) - 1
+
+    def tensor(self, t: Any, where: str) -> int:
+        B = backend.current()
+        name = B.dtype_name(t)
+        if name not in _DTYPES:
+            raise TypeError(f"save_graphs: {where} has dtype {name}, which graph files can't hold "
+                            f"(supported: {', '.join(_DTYPES)}); convert it first")
+        return self.add(B.to_numpy(t), where)
+
+
+def _describe(w: _Writer, g: HeteroGraph, i: int) -> dict:
+    ntypes = []
+    for nt in g._ntypes:
+        bnn = g._batch_num_nodes
+        ntypes.append({
+            "name": nt, "num_nodes": g._num_nodes[nt],
+            "data": {k: w.tensor(v, f"graphs[{i}] node type {nt!r} feature {k!r}")
+                     for k, v in g._node_frames[nt].items()},
+            "batch_num_nodes": None if bnn is None else w.add(np.asarray(bnn[nt], np.int64), "batch counts")})
+    etypes = []
+    for ct in g._etypes:
+        src, dst = g._coo(ct)
+        bne = g._batch_num_edges
+        etypes.append({
+            "type": list(ct), "num_edges": int(len(src)),
+            "src": w.add(np.asarray(src, g._idtype_name), "src ids"),
+            "dst": w.add(np.asarray(dst, g._idtype_name), "dst ids"),
+            "data": {k: w.tensor(v, f"graphs[{i}] edge type {ct!r} feature {k!r}")
+                     for k, v in g._edge_frames[ct].items()},
+            "batch_num_edges": None if bne is None else w.add(np.asarray(bne[ct], np.int64), "batch counts")})
+    return {"idtype": g._idtype_name, "ntypes": ntypes, "etypes": etypes}
+
+
+def _write(f: BinaryIO, w: _Writer, header: dict) -> None:
+    raw = json.dumps(header, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    f.write(_PREAMBLE.pack(MAGIC, FORMAT_VERSION, len(raw), zlib.crc32(raw)))
+    f.write(raw)
+    pos = _PREAMBLE.size + len(raw)
+    f.write(b"\0" * (_align(pos) - pos))
+    pos = 0
+    for a, e in zip(w.arrays, w.entries):
+        f.write(b"\0" * (e["offset"] - pos))
+        f.write(memoryview(a).cast("B") if a.nbytes else b"")
+        pos = e["offset"] + e["nbytes"]
+
+
+def save_graphs(path: str | os.PathLike, graphs: HeteroGraph | Sequence[HeteroGraph],
+                labels: dict[str, Any] | None = None) -> None:
+    """Saves ``graphs`` (a graph or a list) with all their features and batch counts, and
+    ``labels`` (a dict of name -> tensor), to ``path``.
+
+    The file is written under a temporary name in the same directory and renamed over ``path``
+    when complete, so ``path`` is never left half-written. Features of dtype bfloat16 are refused
+    (convert them to float32 first).
+
+    >>> import os, tempfile, nodeweave as nw
+    >>> path = os.path.join(tempfile.mkdtemp(), "g.nwg")
+    >>> nw.save_graphs(path, nw.graph(([0], [1])))
+    >>> nw.load_graphs(path)[0][0].num_edges()
+    1
+    """
+    if sys.byteorder != "little":
+        raise NotImplementedError("save_graphs: graph files are little-endian; big-endian hosts are unsupported")
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"save_graphs: path must be a file path, got {type(path).__name__}")
+    gl = [graphs] if isinstance(graphs, HeteroGraph) else graphs
+    if not isinstance(gl, (list, tuple)):
+        raise TypeError(f"save_graphs: graphs must be a graph or a list of graphs, got {type(graphs).__name__}")
+    for i, g in enumerate(gl):
+        if not isinstance(g, HeteroGraph):
+            raise TypeError(f"save_graphs: graphs[{i}] is a {type(g).__name__}, not a graph")
+    if labels is None:
+        labels = {}
+    if not isinstance(labels, dict):
+        raise TypeError(f"save_graphs: labels must be a dict of name -> tensor, got {type(labels).__name__}")
+    B = backend.current()
+    w = _Writer()
+    described = [_describe(w, g, i) for i, g in enumerate(gl)]
+    lab = {}
+    for k, v in labels.items():
+        if not isinstance(k, str):
+            raise TypeError(f"save_graphs: label names must be strings, got {k!r}")
+        if not B.is_tensor(v):
+            raise TypeError(f"save_graphs: labels[{k!r}] must be a tensor, got {type(v).__name__}")
+        lab[k] = w.tensor(v, f"labels[{k!r}]")
+    header = {"data_size": w.size, "arrays": w.entries, "graphs": described, "labels": lab}
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            _write(out, w, header)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+# ---------------------------------------------------------------- load
+class _Corrupt(Exception):
+    """Internal: a format violation; turned into ValueError naming the file."""
+
+
+def _require(cond: bool, msg: str) -> None:
+    if not cond:
+        raise _Corrupt(msg)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_arrays(header: dict) -> list[dict]:
+    data_size = header.get("data_size")
+    _require(_is_int(data_size) and data_size >= 0, "header field 'data_size' is missing or invalid")
+    entries = header.get("arrays")
+    _require(isinstance(entries, list), "header field 'arrays' is missing or not a list")
+    end = 0
+    for i, e in enumerate(entries):
+        _require(isinstance(e, dict), f"array entry {i} is not an object")
+        dt = e.get("dtype")
+        _require(isinstance(dt, str) and dt in _DTYPES, f"array {i} has an unknown dtype {dt!r}")
+        shape = e.get("shape")
+        _require(isinstance(shape, list) and len(shape) <= _MAX_DIMS
+                 and all(_is_int(s) and 0 <= s < 2 ** 62 for s in shape), f"array {i} has an invalid shape")
+        numel = 1
+        for s in shape:
+            numel *= s
+        nbytes, offset = e.get("nbytes"), e.get("offset")
+        _require(_is_int(nbytes) and nbytes == numel * np.dtype(dt).itemsize,
+                 f"array {i}: nbytes {nbytes!r} does not match dtype {dt} and shape {shape}")
+        _require(_is_int(offset) and offset >= end and offset % ALIGN == 0,
+                 f"array {i}: offset {offset!r} is misaligned or overlaps the previous array")
+        end = offset + nbytes
+        _require(end <= data_size, f"array {i} ends at byte {end} of a {data_size}-byte data section")
+        _require(_is_int(e.get("crc32")) and 0 <= e["crc32"] < 2 ** 32, f"array {i} has an invalid crc32")
+    return entries
+
+
+def _index(v: Any, entries: list, what: str, dtypes: tuple, ndim: int | None = None) -> int:
+    _require(_is_int(v) and 0 <= v < len(entries), f"{what}: array index {v!r} is out of range")
+    e = entries[v]
+    _require(e["dtype"] in dtypes, f"{what}: dtype {e['dtype']} (expected {' or '.join(dtypes)})")
+    _require(ndim is None or len(e["shape"]) == ndim, f"{what}: expected {ndim} dimension(s), got shape {e['shape']}")
+    return v
+
+
+def _check_graph_desc(d: Any, i: int, entries: list) -> None:
+    """Checks one graph description's schema and every size against its arrays."""
+    w = f"graph {i}"
+    _require(isinstance(d, dict), f"{w} is not an object")
+    idt = d.get("idtype")
+    _require(idt in ("int32", "int64"), f"{w}: unknown idtype {idt!r}")
+    nts, ets = d.get("ntypes"), d.get("etypes")
+    _require(isinstance(nts, list) and isinstance(ets, list), f"{w}: ntypes/etypes missing")
+    counts, nbatch = {}, set()
+
+    def batch_counts(v: Any, total: int, what: str) -> None:
+        if v is None:
+            nbatch.add(None)
+            return
+        _index(v, entries, what, ("int64",), 1)
+        nbatch.add(entries[v]["shape"][0])
+
+    def features(data: Any, rows: int, what: str) -> None:
+        _require(isinstance(data, dict), f"{what}: features are not an object")
+        for k, v in data.items():
+            _index(v, entries, f"{what} feature {k!r}", _DTYPES)
+            shape = entries[v]["shape"]
+            _require(len(shape) >= 1 and shape[0] == rows,
+                     f"{what} feature {k!r} has shape {shape}, expected {rows} rows")
+
+    for j, nt in enumerate(nts):
+        _require(isinstance(nt, dict) and isinstance(nt.get("name"), str), f"{w}: node type {j} is malformed")
+        n = nt.get("num_nodes")
+        _require(_is_int(n) and 0 <= n <= _MAX_COUNT, f"{w}: node type {nt['name']!r} has invalid "
+                                                         f"num_nodes {n!r}")
+        _require(nt["name"] not in counts, f"{w}: node type {nt['name']!r} appears twice")
+        counts[nt["name"]] = n
+        features(nt.get("data"), n, f"{w} node type {nt['name']!r}")
+        batch_counts(nt.get("batch_num_nodes"), n, f"{w} node type {nt['name']!r} batch counts")
+    seen = set()
+    for j, et in enumerate(ets):
+        _require(isinstance(et, dict), f"{w}: edge type {j} is malformed")
+        ct = et.get("type")
+        _require(isinstance(ct, list) and len(ct) == 3 and all(isinstance(s, str) for s in ct),
+                 f"{w}: edge type {j} has a malformed canonical type")
+        ct = tuple(ct)
+        _require(ct[0] in counts and ct[2] in counts, f"{w}: edge type {ct!r} uses an unknown node type")
+        _require(ct not in seen, f"{w}: edge type {ct!r} appears twice")
+        seen.add(ct)
+        ne = et.get("num_edges")
+        _require(_is_int(ne) and ne >= 0, f"{w}: edge type {ct!r} has invalid num_edges {ne!r}")
+        for end in ("src", "dst"):
+            _index(et.get(end), entries, f"{w} edge type {ct!r} {end}", (idt,), 1)
+            _require(entries[et[end]]["shape"][0] == ne,
+                     f"{w} edge type {ct!r}: {end} holds {entries[et[end]]['shape'][0]} ids for {ne} edges")
+        features(et.get("data"), ne, f"{w} edge type {ct!r}")
+        batch_counts(et.get("batch_num_edges"), ne, f"{w} edge type {ct!r} batch counts")
+    _require(len(nbatch) <= 1, f"{w}: batch counts are partial or disagree on the number of graphs")
+
+
+def _read_exact(src: BinaryIO, n: int) -> bytearray:
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        k = src.readinto(view[got:])
+        _require(bool(k), f"unexpected end of file ({n - got} bytes missing)")
+        got += k
+    return buf
+
+
+def _skip_zeros(src: BinaryIO, n: int, where: str) -> None:
+    while n > 0:
+        chunk = src.read(min(n, _CHUNK))
+        _require(len(chunk) > 0, "unexpected end of file")
+        _require(chunk.count(0) == len(chunk), f"non-zero padding {where}")
+        n -= len(chunk)
+
+
+def _read_arrays(src: BinaryIO, entries: list, wanted: set[int], data_start: int, data_size: int,
+                 check_gaps: bool) -> dict[int, np.ndarray]:
+    """Reads the arrays in ``wanted`` (in file order), verifying each one's CRC-32. With
+    ``check_gaps`` every byte of the data section is read and padding must be zero."""
+    out = {}
+    pos = 0
+    for i, e in enumerate(entries):
+        if i not in wanted and not check_gaps:
+            continue
+        if check_gaps:
+            _skip_zeros(src, e["offset"] - pos, f"before array {i}")
+        else:
+            src.seek(data_start + e["offset"])
+        buf = _read_exact(src, e["nbytes"])
+        _require(zlib.crc32(buf) == e["crc32"], f"array {i} data fails its CRC-32 check")
+        pos = e["offset"] + e["nbytes"]
+        if i in wanted:
+            dt = np.dtype(e["dtype"]).newbyteorder("<")
+            arr = np.frombuffer(buf, dtype=dt).reshape(e["shape"]).astype(dt.newbyteorder("="), copy=False)
+            if arr.dtype == np.bool_:
+                _require(bool(np.all(np.frombuffer(buf, np.uint8) <= 1)), f"array {i} holds bools other than 0/1")
+            out[i] = arr
+    if check_gaps:
+        _skip_zeros(src, data_size - pos, "at the end of the data section")
+    return out
+
+
+def _arrays_of(d: dict) -> list[int]:
+    idx = []
+    for nt in d["ntypes"]:
+        idx.extend(nt["data"].values())
+        if nt.get("batch_num_nodes") is not None:
+            idx.append(nt["batch_num_nodes"])
+    for et in d["etypes"]:
+        idx.extend([et["src"], et["dst"], *et["data"].values()])
+        if et.get("batch_num_edges") is not None:
+            idx.append(et["batch_num_edges"])
+    return idx
+
+
+def _make_graph(d: dict, i: int, arrays: dict[int, np.ndarray]) -> HeteroGraph:
+    B = backend.current()
+    w = f"graph {i}"
+    num_nodes = {nt["name"]: nt["num_nodes"] for nt in d["ntypes"]}
+    rels, edata = {}, {}
+    for et in d["etypes"]:
+        ct = tuple(et["type"])
+        try:
+            rels[ct] = RelationGraph.from_coo(num_nodes[ct[0]], num_nodes[ct[2]], arrays[et["src"]],
+                                              arrays[et["dst"]], idtype=d["idtype"])
+        except (ValueError, IndexError, TypeError, MemoryError) as e:
+            raise _Corrupt(f"{w} edge type {ct!r}: {e}") from None
+        edata[ct] = {k: B.from_numpy(arrays[v]) for k, v in et["data"].items()}
+    ndata = {nt["name"]: {k: B.from_numpy(arrays[v]) for k, v in nt["data"].items()} for nt in d["ntypes"]}
+    try:
+        g = HeteroGraph._create(num_nodes, rels, ndata, edata)
+    except (ValueError, TypeError) as e:
+        raise _Corrupt(f"{w}: {e}") from None
+    bnn = {nt["name"]: nt.get("batch_num_nodes") for nt in d["ntypes"]}
+    bne = {tuple(et["type"]): et.get("batch_num_edges") for et in d["etypes"]}
+    if any(v is not None for v in list(bnn.values()) + list(bne.values())):
+        out_n, out_e = {}, {}
+        for name, idx, total in ([(nt, bnn[nt], num_nodes[nt]) for nt in bnn] +
+                                 [(ct, bne[ct], rels[ct].num_edges) for ct in bne]):
+            c = arrays[idx]
+            _require(bool(np.all(c >= 0)) and int(c.sum()) == total,
+                     f"{w}: batch counts of {name!r} are negative or don't sum to {total}")
+            (out_n if isinstance(name, str) else out_e)[name] = c.astype(np.int64)
+        g._batch_num_nodes, g._batch_num_edges = out_n, out_e
+    return g
+
+
+def _load_from(src: BinaryIO, size: int, idx_list: Any) -> tuple[list[HeteroGraph], dict[str, Any]]:
+    pre = src.read(_PREAMBLE.size)
+    _require(len(pre) == _PREAMBLE.size, f"file is {size} bytes, shorter than the {_PREAMBLE.size}-byte preamble")
+    magic, version, hlen, hcrc = _PREAMBLE.unpack(pre)
+    _require(magic == MAGIC, "not a nodeweave graph file (bad magic bytes)")
+    _require(version == FORMAT_VERSION, f"unsupported format version {version} (this build reads {FORMAT_VERSION})")
+    _require(_PREAMBLE.size + hlen <= size, f"header length {hlen} runs past the end of the {size}-byte file")
+    raw = _read_exact(src, hlen)
+    _require(zlib.crc32(raw) == hcrc, "header fails its CRC-32 check")
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise _Corrupt(f"header is not valid JSON: {e}") from None
+    _require(isinstance(header, dict), "header is not a JSON object")
+    entries = _check_arrays(header)
+    data_start = _align(_PREAMBLE.size + hlen)
+    _require(data_start + header["data_size"] == size,
+             f"file is {size} bytes, but the header describes {data_start + header['data_size']}")
+    graphs, labels = header.get("graphs"), header.get("labels")
+    _require(isinstance(graphs, list), "header field 'graphs' is missing or not a list")
+    _require(isinstance(labels, dict), "header field 'labels' is missing or not an object")
+    for i, d in enumerate(graphs):
+        _check_graph_desc(d, i, entries)
+    for k, v in labels.items():
+        _index(v, entries, f"label {k!r}", _DTYPES)
+    if idx_list is None:
+        chosen = list(range(len(graphs)))
+    else:
+        chosen = _parse_idx_list(idx_list, len(graphs))
+    wanted = set(labels.values())
+    for i in chosen:
+        wanted.update(_arrays_of(graphs[i]))
+    _skip_zeros(src, data_start - _PREAMBLE.size - hlen, "after the header")
+    arrays = _read_arrays(src, entries, wanted, data_start, header["data_size"], idx_list is None)
+    B = backend.current()
+    out = [_make_graph(graphs[i], i, arrays) for i in chosen]
+    return out, {k: B.from_numpy(arrays[v]) for k, v in labels.items()}
+
+
+def _parse_idx_list(idx_list: Any, n: int) -> list[int]:
+    if isinstance(idx_list, (int, np.integer)) and not isinstance(idx_list, bool):
+        idx_list = [idx_list]
+    B = backend.current()
+    if B.is_tensor(idx_list):
+        idx_list = B.to_numpy(idx_list).tolist()
+    try:
+        items = list(idx_list)
+    except TypeError:
+        raise TypeError(f"load_graphs: idx_list must be a list of graph indices, got "
+                        f"{type(idx_list).__name__}") from None
+    out = []
+    for j, v in enumerate(items):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"load_graphs: idx_list[{j}] must be an int, got {v!r}")
+        if not 0 <= v < n:
+            raise IdRangeError(f"load_graphs: idx_list[{j}] = {int(v)} is out of range: the file holds {n} graphs")
+        out.append(int(v))
+    return out
+
+
+def load_graphs(path: str | os.PathLike, idx_list: Sequence[int] | None = None
+                ) -> tuple[list[HeteroGraph], dict[str, Any]]:
+    """Loads what :func:`save_graphs` wrote: ``(graphs, labels)``, the graphs on the CPU.
+
+    ``idx_list`` picks graphs by position (only their arrays are read). A truncated, corrupted or
+    foreign file raises ValueError naming the file and the problem; an index outside the file
+    raises an IndexError (that is also a ValueError) naming ``idx_list``.
+
+    >>> import os, tempfile, nodeweave as nw
+    >>> path = os.path.join(tempfile.mkdtemp(), "gs.nwg")
+    >>> nw.save_graphs(path, [nw.graph(([0], [1])), nw.graph(([0, 1], [1, 2]))])
+    >>> [g.num_edges() for g in nw.load_graphs(path, [1])[0]]
+    [2]
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"load_graphs: path must be a file path, got {type(path).__name__}")
+    path = os.fspath(path)
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        try:
+            return _load_from(fh, size, idx_list)
+        except _Corrupt as e:
+            raise ValueError(f"load_graphs: {path}: corrupted or truncated graph file: {e}") from None
