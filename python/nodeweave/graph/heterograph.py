@@ -26,6 +26,7 @@ import numpy as np
 from nodeweave import _C, backend
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.message_passing import MessagePassing
+from nodeweave.graph.transform_methods import TransformMethods
 
 RelationGraph = _C.RelationGraph
 Canonical = tuple  # (src_type, etype, dst_type)
@@ -100,7 +101,7 @@ def check_range(arr: np.ndarray, bound: int, name: str, what: str) -> None:
 # ----------------------------------------------------------------------------- the graph
 
 
-class HeteroGraph(MessagePassing):
+class HeteroGraph(MessagePassing, TransformMethods):
     """A graph with typed nodes and edges (DGL's ``DGLGraph``).
 
     Build graphs with :func:`nodeweave.graph`, :func:`nodeweave.heterograph` and the converters;
