@@ -163,6 +163,9 @@ TEST(Spmm, LongRowsAndSkewedGraph) {
     check_spmm<float, int64_t>(g, BinaryOp::CopyLhs, reduce, {{40}, {40}}, 3);
     check_spmm<double, int32_t>(g, BinaryOp::Mul, reduce, {{300}, {300}}, 4);
     check_spmm<float, int32_t>(g, BinaryOp::Add, reduce, {{2, 1, 150}, {1, 3, 150}}, 5);
+    // Row widths that split into whole 256-byte chunks (the register-blocked path).
+    check_spmm<float, int64_t>(g, BinaryOp::CopyRhs, reduce, {{128}, {128}}, 6);
+    check_spmm<double, int64_t>(g, BinaryOp::Sub, reduce, {{64}, {64}}, 7);
   }
 }
 
