@@ -75,10 +75,11 @@ inline const T* rhs_row(const SpmmData<T, I>& d, int64_t j) {
 
 // acc[k] += message(l[k], r[k]) over one tile: the plain path, kept in its own function with
 // restrict pointers so the compiler emits a straight vector loop.
-template <typename Op, typename T>
+// kScalarRhs: the rhs is one value per edge (an edge weight broadcast over lhs's features).
+template <typename Op, typename T, bool kScalarRhs = false>
 inline void accumulate_tile(T* __restrict acc, const T* __restrict l, const T* __restrict r,
                             int64_t tl) {
-  for (int64_t k = 0; k < tl; ++k) acc[k] += Op::apply(l, k, r, k, 1);
+  for (int64_t k = 0; k < tl; ++k) acc[k] += Op::apply(l, k, r, kScalarRhs ? 0 : k, 1);
 }
 
 // The plain Sum/Mean path (no broadcast, not Dot): the row is processed in chunks of kChunk
@@ -86,7 +87,7 @@ inline void accumulate_tile(T* __restrict acc, const T* __restrict l, const T* _
 // in vector registers. Few instructions per edge let the out-of-order window span many edges, so
 // many row fetches overlap; this is what makes the kernel bandwidth- rather than latency-bound.
 // A trailing partial chunk falls back to a runtime-length loop.
-template <typename T, typename I, typename Op, bool kMean, int64_t kChunk>
+template <typename T, typename I, typename Op, bool kMean, int64_t kChunk, bool kScalarRhs = false>
 void sum_rows_plain(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end) {
   const int64_t len = d.out_len;
   for (int64_t v = row_begin; v < row_end; ++v) {
@@ -100,7 +101,8 @@ void sum_rows_plain(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end)
         prefetch_edge<Op>(d, j + kPrefetchDistance, t0, kChunk);
         const T* l = lhs_row<Op>(d, j);
         const T* r = rhs_row<Op>(d, j);
-        accumulate_tile<Op>(acc, Op::kLhs ? l + t0 : l, Op::kRhs ? r + t0 : r, kChunk);
+        accumulate_tile<Op, T, kScalarRhs>(acc, Op::kLhs ? l + t0 : l,
+                                           Op::kRhs && !kScalarRhs ? r + t0 : r, kChunk);
       }
       for (int64_t k = 0; k < kChunk; ++k) orow[t0 + k] = kMean ? acc[k] / deg : acc[k];
     }
@@ -110,7 +112,8 @@ void sum_rows_plain(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end)
     for (int64_t j = beg; j < end; ++j) {
       const T* l = lhs_row<Op>(d, j);
       const T* r = rhs_row<Op>(d, j);
-      accumulate_tile<Op>(acc, Op::kLhs ? l + t0 : l, Op::kRhs ? r + t0 : r, tl);
+      accumulate_tile<Op, T, kScalarRhs>(acc, Op::kLhs ? l + t0 : l,
+                                         Op::kRhs && !kScalarRhs ? r + t0 : r, tl);
     }
     for (int64_t k = 0; k < tl; ++k) orow[t0 + k] = kMean ? acc[k] / deg : acc[k];
   }
@@ -204,6 +207,18 @@ void sum_dispatch(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end) {
       sum_rows_plain<T, I, Op, kMean, kBig>(d, row_begin, row_end);
     else
       sum_rows_plain<T, I, Op, kMean, kSmall>(d, row_begin, row_end);
+  } else if constexpr (!Op::kDot && Op::kLhs && Op::kRhs) {
+    // u_mul_e with one weight per edge (GCN's edge weights) is the common broadcast: it gets the
+    // chunked kernel too, reading the weight as a scalar instead of through the offset tables.
+    constexpr int64_t kBig = 256 / sizeof(T), kSmall = 64 / sizeof(T);
+    if (d.rhs_len == 1 && d.lhs_len == d.out_len) {
+      if (d.out_len % kBig == 0)
+        sum_rows_plain<T, I, Op, kMean, kBig, true>(d, row_begin, row_end);
+      else
+        sum_rows_plain<T, I, Op, kMean, kSmall, true>(d, row_begin, row_end);
+    } else {
+      sum_rows<T, I, Op, kBcast, kMean>(d, row_begin, row_end);
+    }
   } else {
     sum_rows<T, I, Op, kBcast, kMean>(d, row_begin, row_end);
   }
