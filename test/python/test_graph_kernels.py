@@ -42,13 +42,14 @@ def ref_spmm(src, dst, n, op, reduce, x, w):
     return out
 
 
-@pytest.mark.parametrize("op,reduce,dtype,idtype", list(itertools.product(
-    OPS, REDUCES, ["float32", "float64"], ["int32", "int64"])))
-def test_gspmm_matches_dense_reference(op, reduce, dtype, idtype):
+@pytest.mark.parametrize("op,reduce,dtype,idtype,bcast", list(itertools.product(
+    OPS, REDUCES, ["float32", "float64"], ["int32", "int64"], [False, True])))
+def test_gspmm_matches_dense_reference(op, reduce, dtype, idtype, bcast):
     rng = np.random.default_rng(0)
     g, src, dst = random_graph(rng, idtype=idtype)
     x = rng.standard_normal((7, 2, 3)) + 3.0  # away from 0 for div
-    w = rng.standard_normal((len(src), 1, 3)) + 3.0  # broadcasts over dim 1
+    # (E, 1, 3) broadcasts over x's dim 1; (E, 2, 3) matches it exactly.
+    w = rng.standard_normal((len(src), 1 if bcast else 2, 3)) + 3.0
     out = nw.ops.gspmm(g, op, reduce, nc.tensor(x, dtype=dtype), nc.tensor(w, dtype=dtype))
     ref = ref_spmm(src, dst, 7, op, reduce, x, w)
     tol = 1e-5 if dtype == "float32" else 1e-12
