@@ -157,16 +157,7 @@ Tensor gsddmm(const graph::RelationGraphPtr& g, BinaryOp op, const Tensor& lhs, 
   Tensor r = need_r ? rhs : Tensor();
   if (l.defined()) check_feature("gsddmm", "lhs", l, rows_of(*g, lt), rows_name(lt), *g);
   if (r.defined()) check_feature("gsddmm", "rhs", r, rows_of(*g, rt), rows_name(rt), *g);
-  if (l.defined() && r.defined()) {
-    NW_CHECK(l.dtype() == r.dtype(), TypeError,
-             "gsddmm: lhs and rhs must have the same dtype, got ", dtype_name(l.dtype()), " and ",
-             dtype_name(r.dtype()));
-    const size_t rank = std::max(l.dim(), r.dim()) - 1;
-    l = pad_feature_rank(l, rank);
-    r = pad_feature_rank(r, rank);
-  }
-  if (l.defined()) l = contiguous(l);
-  if (r.defined()) r = contiguous(r);
+  align_operands("gsddmm", l, r);
   Attrs a = graph_attrs(g);
   a.push_back(static_cast<int64_t>(op));
   a.push_back(static_cast<int64_t>(lt));

@@ -185,15 +185,7 @@ Tensor gspmm(const graph::RelationGraphPtr& g, BinaryOp op, ReduceOp reduce, con
   Tensor r = need_r ? rhs : Tensor();
   if (l.defined()) check_feature("gspmm", "lhs", l, g->num_src(), "source nodes", *g);
   if (r.defined()) check_feature("gspmm", "rhs", r, g->num_edges(), "edges", *g);
-  if (l.defined() && r.defined()) {
-    NW_CHECK(l.dtype() == r.dtype(), TypeError, "gspmm: lhs and rhs must have the same dtype, got ",
-             dtype_name(l.dtype()), " and ", dtype_name(r.dtype()));
-    const size_t rank = std::max(l.dim(), r.dim()) - 1;
-    l = pad_feature_rank(l, rank);
-    r = pad_feature_rank(r, rank);
-  }
-  if (l.defined()) l = contiguous(l);
-  if (r.defined()) r = contiguous(r);
+  align_operands("gspmm", l, r);
   Attrs a = graph_attrs(g);
   a.push_back(static_cast<int64_t>(op));
   a.push_back(static_cast<int64_t>(reduce));

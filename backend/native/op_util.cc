@@ -76,6 +76,18 @@ Tensor pad_feature_rank(const Tensor& t, size_t rank) {
   return reshape(t, s);
 }
 
+void align_operands(const char* fn, Tensor& l, Tensor& r) {
+  if (l.defined() && r.defined()) {
+    NW_CHECK(l.dtype() == r.dtype(), TypeError, fn, ": lhs and rhs must have the same dtype, got ",
+             dtype_name(l.dtype()), " and ", dtype_name(r.dtype()));
+    const size_t rank = std::max(l.dim(), r.dim()) - 1;
+    l = pad_feature_rank(l, rank);
+    r = pad_feature_rank(r, rank);
+  }
+  if (l.defined()) l = contiguous(l);
+  if (r.defined()) r = contiguous(r);
+}
+
 }  // namespace nodeweave::backend
 
 namespace nodeweave::backend {

@@ -49,6 +49,9 @@ void check_feature(const char* fn, const char* what, const Tensor& t, int64_t ro
 // (rows, *feat) -> (rows, 1.., *feat) so both operands have `rank` feature dims: the kernel layer
 // broadcasts feature dims right-aligned, and the engine's sum_to then reduces gradients correctly.
 Tensor pad_feature_rank(const Tensor& t, size_t rank);
+// The last step before a binary graph op dispatches: one dtype for both operands, feature ranks
+// padded to match, contiguous memory. Either operand may be undefined.
+void align_operands(const char* fn, Tensor& lhs, Tensor& rhs);
 
 }  // namespace nodeweave::backend
 
