@@ -52,35 +52,32 @@ import numbers
 import os
 import struct
 import sys
-import tempfile
 import zlib
 from collections import OrderedDict
 from typing import Any, BinaryIO, Dict, List, Union
 
 from nodeweave import _C
+from nodeweave._binfile import ALIGN, FormatError as _Corrupt
+from nodeweave._binfile import align as _align
+from nodeweave._binfile import atomic_write
+from nodeweave._binfile import is_int as _is_int
+from nodeweave._binfile import read_exact_into as _read_exact_into
+from nodeweave._binfile import require as _require
+from nodeweave._binfile import skip_zeros as _skip_zeros
 from nodeweave._C import Tensor
 
 __all__ = ["save", "load", "MAGIC", "FORMAT_VERSION"]
 
 MAGIC = b"\x89NWT\r\n\x1a\n"
 FORMAT_VERSION = 1
-ALIGN = 64
 _PREAMBLE = struct.Struct("<8sIQI")  # magic, version, header length, header crc
 _MAX_DEPTH = 200  # each level costs Python stack frames; the default limit is 1000
 _MAX_DIMS = 64
 _DTYPES = {name: getattr(_C.dtype, name) for name in
            ("bool", "uint8", "int8", "int32", "int64", "float16", "bfloat16", "float32", "float64")}
-_CHUNK = 1 << 24  # padding is read and checked in chunks of at most this many bytes
 
 PathOrFile = Union[str, "os.PathLike[str]", BinaryIO]
 
-# umask, for giving the renamed temporary file the permissions a plain open() would.
-_UMASK = os.umask(0)
-os.umask(_UMASK)
-
-
-def _align(n: int) -> int:
-    return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
 def _bytes_of(t: Tensor) -> memoryview:
@@ -187,46 +184,10 @@ def save(obj: Any, f: PathOrFile) -> None:
         return
     if not isinstance(f, (str, os.PathLike)):
         raise TypeError(f"save: f must be a path or a writable binary file, got {type(f).__name__}")
-    path = os.fspath(f)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            _write(out, enc, root)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o666 & ~_UMASK)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    try:  # make the rename itself durable; not every platform can fsync a directory
-        dfd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
+    atomic_write(os.fspath(f), lambda out: _write(out, enc, root))
 
 
 # ---------------------------------------------------------------- load
-class _Corrupt(Exception):
-    """Internal: a format violation; turned into ValueError naming the file."""
-
-
-def _require(cond: bool, msg: str) -> None:
-    if not cond:
-        raise _Corrupt(msg)
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def _check_entries(header: Dict[str, Any]) -> List[Dict[str, Any]]:
     data_size = header.get("data_size")
     _require(_is_int(data_size) and data_size >= 0, "header field 'data_size' is missing or invalid")
@@ -253,23 +214,6 @@ def _check_entries(header: Dict[str, Any]) -> List[Dict[str, Any]]:
         _require(_is_int(e.get("crc32")) and 0 <= e["crc32"] < 2 ** 32, f"tensor {i} has an invalid crc32")
         _require(isinstance(e.get("requires_grad"), bool), f"tensor {i} has an invalid requires_grad flag")
     return entries
-
-
-def _read_exact_into(src: BinaryIO, view: memoryview) -> None:
-    got = 0
-    n = len(view)
-    while got < n:
-        k = src.readinto(view[got:])
-        _require(bool(k), f"unexpected end of file ({n - got} bytes missing)")
-        got += k
-
-
-def _skip_zeros(src: BinaryIO, n: int, where: str) -> None:
-    while n > 0:
-        chunk = src.read(min(n, _CHUNK))
-        _require(len(chunk) > 0, "unexpected end of file")
-        _require(chunk.count(0) == len(chunk), f"non-zero padding {where}")
-        n -= len(chunk)
 
 
 def _read_tensors(src: BinaryIO, entries: List[Dict[str, Any]], data_size: int) -> List[Tensor]:

@@ -45,32 +45,29 @@ import json
 import os
 import struct
 import sys
-import tempfile
 import zlib
 from typing import Any, BinaryIO, Sequence
 
 import numpy as np
 
 from nodeweave import backend
+from nodeweave._binfile import ALIGN, FormatError as _Corrupt
+from nodeweave._binfile import align as _align
+from nodeweave._binfile import atomic_write
+from nodeweave._binfile import is_int as _is_int
+from nodeweave._binfile import read_exact_into, skip_zeros as _skip_zeros
+from nodeweave._binfile import require as _require
 from nodeweave.graph.heterograph import HeteroGraph, IdRangeError, RelationGraph
 
 __all__ = ["save_graphs", "load_graphs", "MAGIC", "FORMAT_VERSION"]
 
 MAGIC = b"\x89NWG\r\n\x1a\n"
 FORMAT_VERSION = 1
-ALIGN = 64
 _PREAMBLE = struct.Struct("<8sIQI")  # magic, version, header length, header crc
 _DTYPES = ("bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64")
 _MAX_DIMS = 32
 _MAX_COUNT = 2 ** 48  # nodes of one type: far past any real graph, far below int64 overflow
-_CHUNK = 1 << 24
 
-_UMASK = os.umask(0)
-os.umask(_UMASK)
-
-
-def _align(n: int) -> int:
-    return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
 # ---------------------------------------------------------------- save
@@ -180,37 +177,10 @@ def save_graphs(path: str | os.PathLike, graphs: HeteroGraph | Sequence[HeteroGr
         lab[k] = w.tensor(v, f"labels[{k!r}]")
     header = {"data_size": w.size, "arrays": w.entries, "graphs": described, "labels": lab}
     path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            _write(out, w, header)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o666 & ~_UMASK)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    atomic_write(path, lambda out: _write(out, w, header))
 
 
 # ---------------------------------------------------------------- load
-class _Corrupt(Exception):
-    """Internal: a format violation; turned into ValueError naming the file."""
-
-
-def _require(cond: bool, msg: str) -> None:
-    if not cond:
-        raise _Corrupt(msg)
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def _check_arrays(header: dict) -> list[dict]:
     data_size = header.get("data_size")
     _require(_is_int(data_size) and data_size >= 0, "header field 'data_size' is missing or invalid")
@@ -303,21 +273,8 @@ def _check_graph_desc(d: Any, i: int, entries: list) -> None:
 
 def _read_exact(src: BinaryIO, n: int) -> bytearray:
     buf = bytearray(n)
-    view = memoryview(buf)
-    got = 0
-    while got < n:
-        k = src.readinto(view[got:])
-        _require(bool(k), f"unexpected end of file ({n - got} bytes missing)")
-        got += k
+    read_exact_into(src, memoryview(buf))
     return buf
-
-
-def _skip_zeros(src: BinaryIO, n: int, where: str) -> None:
-    while n > 0:
-        chunk = src.read(min(n, _CHUNK))
-        _require(len(chunk) > 0, "unexpected end of file")
-        _require(chunk.count(0) == len(chunk), f"non-zero padding {where}")
-        n -= len(chunk)
 
 
 def _read_arrays(src: BinaryIO, entries: list, wanted: set[int], data_start: int, data_size: int,

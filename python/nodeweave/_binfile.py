@@ -1,0 +1,85 @@
+"""Pieces shared by nodeweave's binary file formats (``nodeweave.core.save`` and
+``nodeweave.save_graphs``): atomic writes, 64-byte alignment, and the checks a loader uses to
+turn any format violation into one internal exception.
+
+>>> align(65)
+128
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import BinaryIO, Callable
+
+ALIGN = 64
+_CHUNK = 1 << 24  # padding is read and checked in chunks of at most this many bytes
+
+# umask, for giving the renamed temporary file the permissions a plain open() would.
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+def align(n: int) -> int:
+    """``n`` rounded up to a multiple of :data:`ALIGN`."""
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+def atomic_write(path: str, write: Callable[[BinaryIO], None]) -> None:
+    """Runs ``write`` on a temporary file in ``path``'s directory, then renames it over ``path``:
+    a reader never sees a half-written file, and a failed write leaves the old one in place."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            write(out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    try:  # make the rename itself durable; not every platform can fsync a directory
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
+class FormatError(Exception):
+    """Internal: a format violation; loaders turn it into ValueError naming the file."""
+
+
+def require(cond: bool, msg: str) -> None:
+    if not cond:
+        raise FormatError(msg)
+
+
+def is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def read_exact_into(src: BinaryIO, view: memoryview) -> None:
+    """Fills ``view`` from ``src``; a short file is a FormatError."""
+    got = 0
+    n = len(view)
+    while got < n:
+        k = src.readinto(view[got:])
+        require(bool(k), f"unexpected end of file ({n - got} bytes missing)")
+        got += k
+
+
+def skip_zeros(src: BinaryIO, n: int, where: str) -> None:
+    """Consumes ``n`` padding bytes, which must all be zero."""
+    while n > 0:
+        chunk = src.read(min(n, _CHUNK))
+        require(len(chunk) > 0, "unexpected end of file")
+        require(chunk.count(0) == len(chunk), f"non-zero padding {where}")
+        n -= len(chunk)
