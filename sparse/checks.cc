@@ -120,4 +120,21 @@ int64_t check_offsets_values(const char* fn, const ArrayView& offsets) {
   return index_at(offsets, n - 1);
 }
 
+void check_operand(const char* fn, const char* name, BinaryOp op, const ArrayView& v,
+                   const ArrayView& out, int64_t rows, const char* rows_what) {
+  NW_CHECK(present(v), ValueError, fn, ": ", name, " is required for op ", binary_op_name(op));
+  check_features(fn, name, v);
+  check_same_dtype(fn, name, v, "out", out);
+  check_rows(fn, name, v, rows, rows_what);
+}
+
+BcastInfo check_out_bcast(const char* fn, BinaryOp op, const ArrayView& lhs, const ArrayView& rhs,
+                          const ArrayView& out) {
+  BcastInfo bcast = BcastInfo::compute(op, feat_shape(lhs), feat_shape(rhs), fn);
+  NW_CHECK(feat_shape(out) == bcast.out_shape, ValueError, fn, ": out feature shape must be ",
+           shape_str(bcast.out_shape), " for op ", binary_op_name(op), ", got ",
+           shape_str(feat_shape(out)));
+  return bcast;
+}
+
 }  // namespace nodeweave::sparse::detail

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "sparse/bcast.h"
 #include "sparse/types.h"
 
 namespace nodeweave::sparse::detail {
@@ -33,6 +34,12 @@ void check_arg(const char* fn, const char* name, const ArrayView& v, int64_t row
 // Every present array on one device; ValueError naming the first pair that differs.
 void check_same_device(const char* fn,
                        std::initializer_list<std::pair<const char*, const ArrayView*>> arrays);
+// A message operand the op reads: present, a feature array of out's dtype with `rows` rows.
+void check_operand(const char* fn, const char* name, BinaryOp op, const ArrayView& v,
+                   const ArrayView& out, int64_t rows, const char* rows_what);
+// Broadcast of the two operands' feature shapes; out's feature shape must be the result.
+BcastInfo check_out_bcast(const char* fn, BinaryOp op, const ArrayView& lhs, const ArrayView& rhs,
+                          const ArrayView& out);
 // Structure of the graph views: lengths agree, one index dtype.
 void check_compressed(const char* fn, const CompressedView& g);
 void check_coo(const char* fn, const CooView& g);

@@ -9,7 +9,6 @@
 
 namespace nodeweave::sparse {
 
-using detail::present;
 
 namespace {
 
@@ -58,27 +57,17 @@ void sddmm(const SddmmArgs& args) {
   detail::check_features(fn, "out", args.out);
   if (use_lhs) {
     check_target(fn, "lhs_target", args.lhs_target);
-    NW_CHECK(present(lhs), ValueError, fn, ": lhs is required for op ", binary_op_name(args.op));
-    detail::check_features(fn, "lhs", lhs);
-    detail::check_same_dtype(fn, "lhs", lhs, "out", args.out);
-    detail::check_rows(fn, "lhs", lhs, target_rows(g, args.lhs_target),
-                       target_what(args.lhs_target));
+    detail::check_operand(fn, "lhs", args.op, lhs, args.out, target_rows(g, args.lhs_target),
+                          target_what(args.lhs_target));
   }
   if (use_rhs) {
     check_target(fn, "rhs_target", args.rhs_target);
-    NW_CHECK(present(rhs), ValueError, fn, ": rhs is required for op ", binary_op_name(args.op));
-    detail::check_features(fn, "rhs", rhs);
-    detail::check_same_dtype(fn, "rhs", rhs, "out", args.out);
-    detail::check_rows(fn, "rhs", rhs, target_rows(g, args.rhs_target),
-                       target_what(args.rhs_target));
+    detail::check_operand(fn, "rhs", args.op, rhs, args.out, target_rows(g, args.rhs_target),
+                          target_what(args.rhs_target));
   }
   detail::check_rows(fn, "out", args.out, g.num_edges(), "the number of edges");
 
-  const BcastInfo bcast =
-      BcastInfo::compute(args.op, detail::feat_shape(lhs), detail::feat_shape(rhs), fn);
-  NW_CHECK(detail::feat_shape(args.out) == bcast.out_shape, ValueError, fn,
-           ": out feature shape must be ", shape_str(bcast.out_shape), " for op ",
-           binary_op_name(args.op), ", got ", shape_str(detail::feat_shape(args.out)));
+  const BcastInfo bcast = detail::check_out_bcast(fn, args.op, lhs, rhs, args.out);
   detail::check_same_device(fn,
                             {{"src", &g.src}, {"lhs", &lhs}, {"rhs", &rhs}, {"out", &args.out}});
 

@@ -27,25 +27,13 @@ void spmm(const SpmmArgs& args) {
   const ArrayView& rhs = use_rhs ? args.rhs : none;
 
   detail::check_features(fn, "out", args.out);
-  if (use_lhs) {
-    NW_CHECK(present(lhs), ValueError, fn, ": lhs is required for op ", binary_op_name(args.op));
-    detail::check_features(fn, "lhs", lhs);
-    detail::check_same_dtype(fn, "lhs", lhs, "out", args.out);
-    detail::check_rows(fn, "lhs", lhs, g.num_cols, "the number of source nodes");
-  }
-  if (use_rhs) {
-    NW_CHECK(present(rhs), ValueError, fn, ": rhs is required for op ", binary_op_name(args.op));
-    detail::check_features(fn, "rhs", rhs);
-    detail::check_same_dtype(fn, "rhs", rhs, "out", args.out);
-    detail::check_rows(fn, "rhs", rhs, g.num_edges(), "the number of edges");
-  }
+  if (use_lhs)
+    detail::check_operand(fn, "lhs", args.op, lhs, args.out, g.num_cols,
+                          "the number of source nodes");
+  if (use_rhs)
+    detail::check_operand(fn, "rhs", args.op, rhs, args.out, g.num_edges(), "the number of edges");
   detail::check_rows(fn, "out", args.out, g.num_rows, "the number of destination nodes");
-
-  const BcastInfo bcast =
-      BcastInfo::compute(args.op, detail::feat_shape(lhs), detail::feat_shape(rhs), fn);
-  NW_CHECK(detail::feat_shape(args.out) == bcast.out_shape, ValueError, fn,
-           ": out feature shape must be ", shape_str(bcast.out_shape), " for op ",
-           binary_op_name(args.op), ", got ", shape_str(detail::feat_shape(args.out)));
+  const BcastInfo bcast = detail::check_out_bcast(fn, args.op, lhs, rhs, args.out);
 
   const bool minmax = args.reduce == ReduceOp::Max || args.reduce == ReduceOp::Min;
   ArrayView arg_none;
