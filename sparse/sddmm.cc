@@ -9,7 +9,6 @@
 
 namespace nodeweave::sparse {
 
-
 namespace {
 
 // Rows an operand indexed by `t` must have, and how the message names them.
