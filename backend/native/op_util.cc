@@ -1,6 +1,7 @@
 // Registration of the native graph ops and helpers shared by their definitions.
 #include "backend/native/op_util.h"
 
+#include <algorithm>
 #include <mutex>
 
 namespace nodeweave::backend {
@@ -105,18 +106,14 @@ void check_segments(const char* fn, const Tensor& x, const Tensor& offsets) {
            offsets.device().str(), " but x is on ", x.device().str());
 }
 
-Tensor repeat_interleave_ids(const Tensor& counts) {
-  Tensor c = cast(to_device(counts, Device{}), DType::Int64);
-  c = contiguous(c);
-  const int64_t* cp = c.data<int64_t>();
-  int64_t total = 0;
-  for (int64_t i = 0; i < c.numel(); ++i) total += cp[i];
-  Tensor ids = empty({total}, DType::Int64);
+Tensor segment_ids(const Tensor& offsets) {
+  Tensor o = contiguous(cast(to_device(offsets, Device{}), DType::Int64));
+  const int64_t* op = o.data<int64_t>();
+  const int64_t n_seg = o.numel() - 1;
+  Tensor ids = empty({op[n_seg]}, DType::Int64);
   int64_t* ip = ids.data<int64_t>();
-  for (int64_t i = 0, k = 0; i < c.numel(); ++i) {
-    for (int64_t j = 0; j < cp[i]; ++j) ip[k++] = i;
-  }
-  return to_device(ids, counts.device());
+  for (int64_t i = 0; i < n_seg; ++i) std::fill(ip + op[i], ip + op[i + 1], i);
+  return to_device(ids, offsets.device());
 }
 
 }  // namespace nodeweave::backend

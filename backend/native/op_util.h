@@ -58,6 +58,7 @@ void align_operands(const char* fn, Tensor& lhs, Tensor& rhs);
 namespace nodeweave::backend {
 // x: float (N, ...) and offsets: 1-D int32/int64 (S + 1) on x's device.
 void check_segments(const char* fn, const Tensor& x, const Tensor& offsets);
-// Segment id of every row: [0]*counts[0] + [1]*counts[1] + ..., int64 on counts' device.
-Tensor repeat_interleave_ids(const Tensor& counts);
+// Segment id of every row offsets covers (row j is in segment i when offsets[i] <= j <
+// offsets[i+1]), int64 on offsets' device: expands per-segment values back to rows.
+Tensor segment_ids(const Tensor& offsets);
 }  // namespace nodeweave::backend

@@ -30,7 +30,6 @@ TensorList backward(const GradCtx& ctx) {
   const Shape& x_shape = ctx.input_meta[0].shape;
   Tensor grad = ctx.grad_outputs[0];
   const int64_t n_seg = offsets.numel() - 1;
-  Tensor counts = sub(slice(offsets, 0, 1, n_seg + 1), slice(offsets, 0, 0, n_seg));
   if (has_args(r)) {
     const Tensor& arg = ctx.outputs[1];
     Tensor gflat = reshape(grad, {n_seg, arg.size(1)});
@@ -39,11 +38,12 @@ TensorList backward(const GradCtx& ctx) {
     return {reshape(scatter_add(z, 0, clamp(arg, 0.0, std::nullopt), gflat), x_shape), Tensor()};
   }
   if (r == ReduceOp::Mean) {
+    Tensor counts = sub(slice(offsets, 0, 1, n_seg + 1), slice(offsets, 0, 0, n_seg));
     Shape s(grad.dim(), 1);
     s[0] = n_seg;
     grad = div(grad, reshape(clamp(cast(counts, grad.dtype()), 1.0, std::nullopt), s));
   }
-  return {index_select(grad, 0, repeat_interleave_ids(counts)), Tensor()};
+  return {index_select(grad, 0, segment_ids(offsets)), Tensor()};
 }
 
 }  // namespace

@@ -61,11 +61,7 @@ TensorList segment_softmax_bw(const GradCtx& ctx) {
   }
   Tensor p = mul(out, grad);
   Tensor s = segment_reduce(ReduceOp::Sum, p, offsets);
-  // Row j belongs to segment seg[j]: expand the per-segment sums back to rows.
-  Tensor counts =
-      sub(slice(offsets, 0, 1, offsets.numel()), slice(offsets, 0, 0, offsets.numel() - 1));
-  Tensor seg = repeat_interleave_ids(counts);
-  return {sub(p, mul(out, index_select(s, 0, seg))), Tensor()};
+  return {sub(p, mul(out, index_select(s, 0, segment_ids(offsets)))), Tensor()};
 }
 
 }  // namespace
