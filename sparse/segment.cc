@@ -39,12 +39,6 @@ void check_like(const char* fn, const char* name, const ArrayView& v, const char
            ", got ", shape_str(detail::feat_shape(v)));
 }
 
-int64_t feat_len(const ArrayView& v) {
-  int64_t n = 1;
-  for (size_t i = 1; i < v.shape.size(); ++i) n *= v.shape[i];
-  return n;
-}
-
 }  // namespace
 
 void segment_reduce(ReduceOp reduce, const ArrayView& x, const ArrayView& offsets, ArrayView out,

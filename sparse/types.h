@@ -15,6 +15,13 @@ enum class ReduceOp : uint8_t { Sum, Max, Min, Mean };
 // Where an operand's rows are indexed: by the edge's source, by the edge id, by its destination.
 enum class Target : uint8_t { U = 0, E = 1, V = 2 };
 
+// Elements per row (the product of every dimension after the first).
+inline int64_t feat_len(const ArrayView& v) {
+  int64_t n = 1;
+  for (size_t i = 1; i < v.shape.size(); ++i) n *= v.shape[i];
+  return n;
+}
+
 const char* binary_op_name(BinaryOp op);
 const char* reduce_op_name(ReduceOp op);
 const char* target_name(Target t);

@@ -16,12 +16,6 @@ namespace {
 // cache for all but giant rows.
 constexpr int64_t kTile = 256;
 
-int64_t feat_len(const ArrayView& v) {
-  int64_t n = 1;
-  for (size_t i = 1; i < v.shape.size(); ++i) n *= v.shape[i];
-  return n;
-}
-
 // eids == nullptr means entry j is row j of the per-entry arrays.
 template <typename I>
 inline int64_t entry_row(const I* eids, int64_t j) {

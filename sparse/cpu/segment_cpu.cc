@@ -11,12 +11,6 @@ namespace {
 
 constexpr int64_t kTile = 256;
 
-int64_t feat_len(const ArrayView& v) {
-  int64_t n = 1;
-  for (size_t i = 1; i < v.shape.size(); ++i) n *= v.shape[i];
-  return n;
-}
-
 template <typename T, typename I, bool kMean>
 void sum_segments(const I* offsets, int64_t segs, int64_t f, const T* x, T* out) {
   detail::parallel_rows(offsets, segs, f, [&](int64_t sb, int64_t se) {
