@@ -223,12 +223,12 @@ class MessagePassing:
         all_nodes = np.concatenate(order)
         # Rows come bucket by bucket; put them back in node order, zero for nodes without mail.
         num = rel.num_dst
+        idx = b.int_tensor(all_nodes, self._device)
         final = {}
         for k, parts in results.items():
             cat = b.cat(parts) if len(parts) > 1 else parts[0]
             shape = (num,) + tuple(b.shape(cat)[1:])
             out = b.zeros(shape, b.dtype_name(cat), self._device)
-            idx = b.int_tensor(all_nodes, self._device)
             final[k] = b.index_copy(out, idx, cat)
         return final
 
@@ -240,17 +240,15 @@ class MessagePassing:
         if apply_node_func is not None:
             data = dict(frame.items())
             data.update(values)
-            sel = _lazy_rows(data, nodes, b) if nodes is not None else data
             ids = np.arange(self._num_nodes[ntype]) if nodes is None else nodes
-            extra = apply_node_func(NodeBatch(sel, None, b.int_tensor(ids, self._device)))
-            if nodes is not None:
-                values = {k: v for k, v in _lazy_rows(values, nodes, b).items()}
-            values = dict(values, **extra)
+            extra = apply_node_func(NodeBatch(_lazy_rows(data, nodes, b), None,
+                                              b.int_tensor(ids, self._device)))
+            values = dict(_lazy_rows(values, nodes, b), **extra)
+        idx = None if nodes is None else b.int_tensor(nodes, self._device)
         for k, v in values.items():
             if nodes is None:
                 frame[k] = v
             else:
-                idx = b.int_tensor(nodes, self._device)
                 rows = v if b.shape(v)[0] == len(nodes) else b.index_select(v, idx)
                 base = frame[k] if k in frame else b.zeros(
                     (self._num_nodes[ntype],) + tuple(b.shape(rows)[1:]), b.dtype_name(rows),
