@@ -189,3 +189,21 @@ def test_empty_graph_and_edgeless_graph():
         out.sum().backward()
     e = nw.graph(([], []), num_nodes=0)
     assert nw.ops.copy_u_sum(e, nc.zeros(0, 3)).shape == (0, 3)
+
+
+def test_partial_updates_and_multi_update_all():
+    import nodeweave.function as fn
+    g = nw.graph(([0, 1, 2, 0], [1, 2, 0, 2]), num_nodes=3)
+    x = np.array([[1.0], [2.0], [4.0]])
+    g.ndata["h"] = nc.tensor(x)
+    g.ndata["a"] = nc.tensor(np.full((3, 1), -1.0))
+    g.pull([2], fn.copy_u("h", "m"), fn.sum("m", "a"))
+    assert g.ndata["a"].tolist() == [[-1.0], [-1.0], [3.0]]  # only node 2 changes: 1 + 2
+    g.apply_nodes(lambda n: {"a": n.data["h"] * 10}, v=[0])
+    assert g.ndata["a"].tolist() == [[10.0], [-1.0], [3.0]]
+    hg = nw.heterograph({("u", "r1", "v"): ([0, 1], [0, 0]), ("u", "r2", "v"): ([1], [1])},
+                        num_nodes_dict={"u": 2, "v": 2})
+    hg.nodes["u"].data["h"] = nc.tensor([[1.0], [2.0]])
+    hg.multi_update_all({"r1": (fn.copy_u("h", "m"), fn.sum("m", "o")),
+                         "r2": (fn.copy_u("h", "m"), fn.sum("m", "o"))}, "sum")
+    assert hg.nodes["v"].data["o"].tolist() == [[3.0], [2.0]]
