@@ -1,0 +1,5 @@
+"""Graph neural network layers, written once against the tensor namespace in :mod:`nodeweave.nn._ns`.
+
+The modules take a graph and node (and sometimes edge) features, like DGL's ``dgl.nn``. A bipartite
+graph (one source and one destination node type) takes a ``(src_feat, dst_feat)`` pair.
+"""
