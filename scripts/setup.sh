@@ -9,7 +9,7 @@ cd "$ROOT"
 
 APT_PACKAGES=(build-essential cmake ninja-build ccache git python3 python3-venv python3-dev
               libopenblas-openmp-dev libgtest-dev libdlpack-dev)
-PIP_PACKAGES=(numpy scipy networkx pytest pybind11 scikit-build-core torch)
+PIP_PACKAGES=(numpy scipy networkx pytest pybind11 scikit-build-core torch tqdm matplotlib)
 
 log() { printf '\n== %s\n' "$*"; }
 
