@@ -10,3 +10,5 @@ from .readout import (readout_nodes, readout_edges, sum_nodes, sum_edges, mean_n
                       broadcast_edges, topk_nodes, topk_edges)
 from .glob import (SumPooling, AvgPooling, MaxPooling, SortPooling, GlobalAttentionPooling,  # noqa: E402,F401
                    Set2Set)
+from .linear import TypedLinear  # noqa: E402,F401
+from .conv import SAGEConv, GatedGraphConv, NNConv, RelGraphConv  # noqa: E402,F401
