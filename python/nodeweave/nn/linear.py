@@ -108,11 +108,12 @@ class TypedLinear(nn.Module):
             rows.append(T.cat(parts, 2))
         return T.cat(rows, 1)
 
-    def check_types(self, x_type: Any, rows: int, name: str = "x_type") -> np.ndarray:
-        """``x_type`` as a NumPy array after checking its length and range (errors name ``name``)."""
+    def check_types(self, x_type: Any, rows: int, name: str = "x_type", what: str = "row") -> np.ndarray:
+        """``x_type`` as a NumPy array after checking its length (one per ``what``) and range;
+        errors name ``name``."""
         t = to_numpy_ids(x_type, name)
         if len(t) != rows:
-            raise ValueError(f"{name} must have one entry per row ({rows}), got {len(t)}")
+            raise ValueError(f"{name} must have one entry per {what} ({rows}), got {len(t)}")
         if t.size and (t.min() < 0 or t.max() >= self.num_types):
             raise ValueError(f"{name} must be in [0, {self.num_types}) (the number of types), got values "
                              f"{int(t.min())}..{int(t.max())}")

@@ -96,7 +96,7 @@ class RelGraphConv(nn.Module):
             check_feat_dim(feat_dst, self.in_feat, "feat[1]", "RelGraphConv")
         n_edges = g.num_edges()
         try:
-            types = self.linear_r.check_types(etypes, n_edges, "etypes")
+            types = self.linear_r.check_types(etypes, n_edges, "etypes", "edge")
         except ValueError as e:
             raise ValueError(f"RelGraphConv (num_rels={self.num_rels}): {e}") from None
         if norm is not None:
