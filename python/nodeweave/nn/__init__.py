@@ -13,3 +13,4 @@ from .glob import (SumPooling, AvgPooling, MaxPooling, SortPooling, GlobalAttent
 from .linear import TypedLinear  # noqa: E402,F401
 from .conv import SAGEConv, GatedGraphConv, NNConv, RelGraphConv  # noqa: E402,F401
 from .hetero import HeteroGraphConv, HeteroLinear, HeteroEmbedding  # noqa: E402,F401
+# ---- end of nn-b block ----

@@ -19,7 +19,7 @@ from nodeweave import function as fn
 from nodeweave import ops
 
 from .._ns import T, nn, F
-from .._utils_b import check_feat_dim, check_rows, expand_as_pair, positive_int, src_dst_feats
+from .._utils_b import check_feat_dim, check_rows, expand_as_pair, is_block, positive_int, src_dst_feats
 
 __all__ = ["SAGEConv"]
 
@@ -129,7 +129,7 @@ class SAGEConv(nn.Module):
             feat_src, feat_dst = self.feat_drop(feat_src), self.feat_drop(feat_dst)
         else:
             feat_src = self.feat_drop(feat_src)
-            feat_dst = feat_src[:graph.num_dst_nodes()]
+            feat_dst = feat_src[:graph.num_dst_nodes()] if is_block(graph) else feat_src
         agg = self._aggre_type
         lin_before_mp = self._in_src_feats > self._out_feats
         if agg == "mean":
@@ -145,7 +145,7 @@ class SAGEConv(nn.Module):
             if paired:
                 h_dst = self.fc_neigh(feat_dst) if lin_before_mp else feat_dst
             else:
-                h_dst = h_src[:graph.num_dst_nodes()]
+                h_dst = h_src[:graph.num_dst_nodes()] if is_block(graph) else h_src
             total = self._aggregate(graph, h_src, edge_weight, "sum") + h_dst
             deg = graph.in_degrees().to(total.dtype).unsqueeze(-1)
             h_neigh = total / (deg + 1)
