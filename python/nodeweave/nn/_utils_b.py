@@ -172,6 +172,7 @@ def relation_graph(g: Any, etype: Any) -> Any:
     sub = HeteroGraph._create(counts, {ct: g._rels[ct]}, device=g._device)
     if g._batch_num_nodes is not None:
         sub._batch_num_nodes = {nt: g._batch_num_nodes[nt] for nt in counts}
+    if g._batch_num_edges is not None:
         sub._batch_num_edges = {ct: g._batch_num_edges[ct]}
     return sub
 
