@@ -162,6 +162,33 @@ def test_to_simple(rng):
         assert "count" not in nw.to_simple(g, return_counts=None).edata
 
 
+@pytest.mark.parametrize("how", ["sum", "mean"])
+def test_to_simple_aggregates_edge_features(rng, how):
+    for g in cases(rng):
+        m = g.num_edges()
+        g.edata["x"] = nc.tensor(rng.standard_normal((m, 3)))
+        g.edata["k"] = nc.tensor(rng.integers(-9, 9, m), dtype=nc.int32)
+        sg, wb = nw.to_simple(g, writeback_mapping=True, copy_edata=True, aggregator=how)
+        wb = wb.numpy()
+        for name in ("x", "k"):
+            old = g.edata[name].numpy()
+            want = np.zeros((sg.num_edges(),) + old.shape[1:], np.float64)
+            np.add.at(want, wb, old)
+            if how == "mean":
+                cnt = np.bincount(wb, minlength=sg.num_edges()).reshape((-1,) + (1,) * (old.ndim - 1))
+                want = want / cnt if name == "x" else np.floor_divide(want, cnt)
+            got = sg.edata[name].numpy()
+            assert got.dtype == old.dtype
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+    g = nw.graph(([0, 0, 1], [1, 1, 0]))
+    w = nc.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    g.edata["w"] = w
+    nw.to_simple(g, copy_edata=True, aggregator=how).edata["w"].sum().backward()
+    assert w.grad.tolist() == ([1.0] * 3 if how == "sum" else [0.5, 0.5, 1.0])
+    with pytest.raises(ValueError, match="aggregator must be"):
+        nw.to_simple(g, copy_edata=True, aggregator="max")
+
+
 def test_to_simple_hetero(rng):
     g = rand_hetero(rng)
     sg, wb = nw.to_simple(g, writeback_mapping=True)

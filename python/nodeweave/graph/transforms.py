@@ -452,7 +452,7 @@ def _simple_rel(src: np.ndarray, dst: np.ndarray, num_src: int,
 
 
 def to_simple(g: HeteroGraph, return_counts: str | None = "count", writeback_mapping: bool = False,
-              copy_ndata: bool = True, copy_edata: bool = False):
+              copy_ndata: bool = True, copy_edata: bool = False, aggregator: str = "arbitrary"):
     """Merges parallel edges: one edge per distinct ``(u, v)`` of each edge type, sorted by
     ``(u, v)``.
 
@@ -464,21 +464,35 @@ def to_simple(g: HeteroGraph, return_counts: str | None = "count", writeback_map
         Also return, per original edge, the id of the edge it was merged into (a tensor, or a
         dict by canonical edge type when ``g`` has several).
     copy_ndata, copy_edata : bool
-        Keep node features (shared) / edge features (those of the smallest-id edge of each group).
+        Keep node features (shared) / edge features (combined by ``aggregator``).
+    aggregator : 'arbitrary', 'sum' or 'mean'
+        How the features of merged edges combine with ``copy_edata``: those of the smallest-id
+        edge of each group ('arbitrary', as DGL names it), or their sum or mean.
 
-    >>> import nodeweave as nw
-    >>> sg, wb = nw.to_simple(nw.graph(([1, 0, 1], [2, 1, 2])), writeback_mapping=True)
+    >>> import nodeweave as nw, nodeweave.core as nc
+    >>> g = nw.graph(([1, 0, 1], [2, 1, 2]))
+    >>> sg, wb = nw.to_simple(g, writeback_mapping=True)
     >>> [t.tolist() for t in sg.edges()], sg.edata["count"].tolist(), wb.tolist()
     ([[0, 1], [1, 2]], [1, 2], [1, 0, 1])
+    >>> g.edata["w"] = nc.tensor([1.0, 5.0, 2.0])
+    >>> nw.to_simple(g, copy_edata=True, aggregator="sum").edata["w"].tolist()
+    [5.0, 3.0]
     """
     _check_graph(g)
     if return_counts is not None and not isinstance(return_counts, str):
         raise TypeError(f"return_counts must be a feature name or None, got {return_counts!r}")
+    if aggregator not in ("arbitrary", "sum", "mean"):
+        raise ValueError(f"to_simple: aggregator must be 'arbitrary', 'sum' or 'mean', got {aggregator!r}")
     changed, mapping, batch_edges = {}, {}, {}
     for ct in g._etypes:
         src, dst = _coo(g, ct)
         first, counts, group = _simple_rel(src, dst, g._num_nodes[ct[0]], g._num_nodes[ct[2]])
-        frame = g._edge_frames[ct].subframe(first) if copy_edata else Frame(len(first))
+        if not copy_edata:
+            frame = Frame(len(first))
+        elif aggregator == "arbitrary":
+            frame = g._edge_frames[ct].subframe(first)
+        else:
+            frame = _merge_edge_features(g._edge_frames[ct], group, counts, aggregator)
         if return_counts is not None:
             frame[return_counts] = _ids(counts, g)
         changed[ct] = (src[first], dst[first], frame)
@@ -489,6 +503,30 @@ def to_simple(g: HeteroGraph, return_counts: str | None = "count", writeback_map
     if not writeback_mapping:
         return out
     return out, (mapping[g._etypes[0]] if len(g._etypes) == 1 else mapping)
+
+
+def _merge_edge_features(old: Frame, group: np.ndarray, counts: np.ndarray, how: str) -> Frame:
+    """Per merged edge, the sum or mean of the features of the edges merged into it. Floating
+    features go through segment_reduce (on the graph's device, differentiable); integer ones
+    through NumPy (a mean of integers is floored, like Python's //)."""
+    B = backend.current()
+    order = np.argsort(group, kind="stable")
+    frame = Frame(len(counts))
+    for k in old:
+        feat = old[k]
+        if B.dtype_name(feat).startswith(("float", "bfloat")):
+            offsets = np.zeros(len(counts) + 1, np.int64)
+            np.cumsum(counts, out=offsets[1:])
+            rows = B.index_select(feat, B.int_tensor(order, B.device_str(feat)))
+            frame[k] = B.segment_reduce(how, rows, B.int_tensor(offsets, B.device_str(feat)))
+        else:
+            x = B.to_numpy(feat)
+            acc = np.zeros((len(counts),) + x.shape[1:], np.int64)
+            np.add.at(acc, group, x)
+            if how == "mean":
+                acc //= counts.reshape((-1,) + (1,) * (x.ndim - 1))
+            frame[k] = B.from_numpy(np.ascontiguousarray(acc.astype(x.dtype)), B.device_str(feat))
+    return frame
 
 
 def to_bidirected(g: HeteroGraph, copy_ndata: bool = False, readonly: Any = None) -> HeteroGraph:
