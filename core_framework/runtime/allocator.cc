@@ -23,8 +23,9 @@ namespace {
 //
 // Blocks of kHugeMin and more are aligned to 2 MiB and marked MADV_HUGEPAGE: with transparent huge
 // pages in "madvise" mode (the Debian default) the sparse kernels' random row gathers otherwise
-// miss the TLB on nearly every row (measured: copy_u-sum at d=64 on an R-MAT graph with 2^20
-// nodes went from 59% to 74% of STREAM). The rounding wastes at most 2 MiB per block of >= 8 MiB.
+// miss the TLB on nearly every row (measured with bench_graph_kernels, one thread: copy_u-sum at
+// d=64 on an R-MAT graph with 2^20 nodes went from 90% to 104% of the STREAM copy rate, itself
+// measured on huge pages). The rounding wastes at most 2 MiB per block of >= 8 MiB.
 class CpuAllocator final : public Allocator {
  public:
   static constexpr size_t kCacheMin = size_t{1} << 20;  // cache blocks of 1 MiB and more
