@@ -1,0 +1,18 @@
+"""Graph convolution layers (``nodeweave.nn.conv``), one per file, all re-exported by
+:mod:`nodeweave.nn`. See docs/nn.md for the formulas."""
+
+from .appnpconv import APPNPConv
+from .chebconv import ChebConv
+from .edgeconv import EdgeConv
+from .edgeweightnorm import EdgeWeightNorm
+from .gatconv import GATConv
+from .gatv2conv import GATv2Conv
+from .gcn2conv import GCN2Conv
+from .ginconv import GINConv
+from .gineconv import GINEConv
+from .graphconv import GraphConv
+from .sgconv import SGConv
+from .tagconv import TAGConv
+
+__all__ = ["APPNPConv", "ChebConv", "EdgeConv", "EdgeWeightNorm", "GATConv", "GATv2Conv",
+           "GCN2Conv", "GINConv", "GINEConv", "GraphConv", "SGConv", "TAGConv"]
