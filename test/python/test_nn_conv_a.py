@@ -1033,3 +1033,20 @@ def test_float32_default_modules_run(rng):
         assert out.dtype == nc.float32 and out.shape[0] == 6
     e = nc.ones(G.ne, 4)
     assert GINEConv(None)(G.g, x, e).dtype == nc.float32
+
+
+def test_int32_graphs_give_the_same_results(rng):
+    G = homo(rng, 6)
+    g32 = nw.graph((G.src.astype(np.int32), G.dst.astype(np.int32)), num_nodes=6, idtype="int32")
+    assert g32.idtype == nc.int32
+    x = nc.tensor(rng.standard_normal((6, 4)))
+    w = nc.tensor(rng.uniform(0.5, 1.5, G.ne))
+    for module, kwargs in [(GraphConv(4, 2), {"edge_weight": w}), (GATConv(4, 2, 2), {}),
+                           (SGConv(4, 2, k=2), {"edge_weight": w}),
+                           (APPNPConv(2, 0.1), {"edge_weight": w}),
+                           (ChebConv(4, 2, 2), {"lambda_max": nc.tensor([1.5])}),
+                           (EdgeConv(4, 2), {})]:
+        module.double()
+        want = module(G.g, x, **kwargs).detach().numpy()
+        got = module(g32, x, **kwargs).detach().numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=type(module).__name__)

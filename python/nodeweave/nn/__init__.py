@@ -4,5 +4,8 @@ The modules take a graph and node (and sometimes edge) features, like DGL's ``dg
 graph (one source and one destination node type) takes a ``(src_feat, dst_feat)`` pair.
 """
 
-from .conv import (APPNPConv, ChebConv, EdgeConv, EdgeWeightNorm, GATConv,  # noqa: E402,F401
-                   GATv2Conv, GCN2Conv, GINConv, GINEConv, GraphConv, SGConv, TAGConv)
+from .conv import (APPNPConv, ChebConv, EdgeConv, EdgeWeightNorm, GATConv, GATv2Conv, GCN2Conv,
+                   GINConv, GINEConv, GraphConv, SGConv, TAGConv)
+
+__all__ = ["APPNPConv", "ChebConv", "EdgeConv", "EdgeWeightNorm", "GATConv", "GATv2Conv",
+           "GCN2Conv", "GINConv", "GINEConv", "GraphConv", "SGConv", "TAGConv"]

@@ -17,7 +17,7 @@ True
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Tuple
 
 from ._ns import T
 
@@ -137,12 +137,3 @@ def per_graph_to_nodes(graph: Any, values: Any):
     index = T.as_tensor(ids, dtype=T.int64, device=values.device)
     return values.index_select(0, index)
 
-
-Number = Union[int, float]
-
-
-def as_float_list(values: Union[Number, Sequence[Number]]) -> list:
-    """A list of floats from a number or a sequence of numbers."""
-    if isinstance(values, (int, float)):
-        return [float(values)]
-    return [float(v) for v in values]
