@@ -960,6 +960,10 @@ BAD_INPUTS = [
      r"GATConv: feat .* expected in_feats=3"),
     ("gat pair", lambda g: GATConv((3, 4), 2, 2)(g, (nc.ones(5, 3), nc.ones(5, 3))), ValueError,
      r"GATConv: feat\[1\] .* expected in_feats=4"),
+    ("gat pair sizes", lambda g: GATConv((3, 4), 2, 2)(g, nc.ones(5, 3)), ValueError,
+     r"GATConv: the module was built for .* sizes \(3, 4\); pass feat as a"),
+    ("gatv2 pair sizes", lambda g: GATv2Conv((3, 4), 2, 2)(g, nc.ones(5, 3)), ValueError,
+     r"GATv2Conv: the module was built for"),
     ("gatv2 rows", lambda g: GATv2Conv(3, 2, 2)(g, nc.ones(6, 3)), ValueError,
      r"GATv2Conv: feat has 6 rows"),
     ("gat edge weight", lambda g: GATConv(3, 2, 1)(g, nc.ones(5, 3), edge_weight=nc.ones(1)),
@@ -1050,3 +1054,11 @@ def test_int32_graphs_give_the_same_results(rng):
         want = module(G.g, x, **kwargs).detach().numpy()
         got = module(g32, x, **kwargs).detach().numpy()
         np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=type(module).__name__)
+
+
+def test_gat_pair_sizes_with_one_tensor(rng):
+    # Built with equal (source, destination) sizes, a single tensor feeds both projections.
+    G = homo(rng, 5)
+    conv = randomize(GATConv((3, 3), 2, num_heads=2), rng)
+    x = rng.standard_normal((5, 3))
+    check(conv, lambda m, x: m(G.g, x), lambda p, x: ref_gat(G, p, x, x, 2, 2)[0], {"x": x}, rng)

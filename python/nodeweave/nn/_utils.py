@@ -100,6 +100,10 @@ def check_pair_feats(layer: str, graph: Any, feat: Any, src_size: Optional[int] 
     argument's name in messages."""
     paired = isinstance(feat, tuple)
     if not paired:
+        if need_dst and dst_size is not None and dst_size != src_size:
+            raise ValueError(f"{layer}: the module was built for (source, destination) feature "
+                             f"sizes ({src_size}, {dst_size}); pass {arg} as a (src_feat, "
+                             "dst_feat) pair")
         check_feat(layer, arg, feat, graph.num_src_nodes(), "source nodes", src_size)
     feat_src, feat_dst = expand_as_pair(feat, graph)
     if paired:

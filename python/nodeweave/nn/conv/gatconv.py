@@ -128,20 +128,23 @@ class GATConv(nn.Module):
             if not self._allow_zero_in_degree:
                 check_zero_in_degree(graph, name)
             check_pair_feats(name, graph, feat, self._in_src_feats, self._in_dst_feats)
+            if edge_weight is not None:
+                check_edge_weight(name, graph, edge_weight)
             if isinstance(feat, tuple):
-                h_src = self.feat_drop(feat[0])
-                h_dst = self.feat_drop(feat[1])
-                fc_src = self.fc_src if hasattr(self, "fc_src") else self.fc
-                fc_dst = self.fc_dst if hasattr(self, "fc_dst") else self.fc
-                feat_src = fc_src(h_src).view(*h_src.shape[:-1], heads, out)
-                feat_dst = fc_dst(h_dst).view(*h_dst.shape[:-1], heads, out)
+                h_src, h_dst = self.feat_drop(feat[0]), self.feat_drop(feat[1])
             else:
                 h_src = h_dst = self.feat_drop(feat)
-                feat_src = feat_dst = self.fc(h_src).view(*h_src.shape[:-1], heads, out)
                 if is_block(graph):
-                    num_dst = graph.num_dst_nodes()
-                    feat_dst = feat_src[:num_dst]
-                    h_dst = h_dst[:num_dst]
+                    h_dst = h_src[:graph.num_dst_nodes()]
+            if hasattr(self, "fc"):
+                feat_src = self.fc(h_src).view(*h_src.shape[:-1], heads, out)
+                if isinstance(feat, tuple):
+                    feat_dst = self.fc(h_dst).view(*h_dst.shape[:-1], heads, out)
+                else:  # the destinations are the sources, or on a block their first rows
+                    feat_dst = feat_src if h_dst is h_src else feat_src[:h_dst.shape[0]]
+            else:
+                feat_src = self.fc_src(h_src).view(*h_src.shape[:-1], heads, out)
+                feat_dst = self.fc_dst(h_dst).view(*h_dst.shape[:-1], heads, out)
             el = (feat_src * self.attn_l).sum(dim=-1).unsqueeze(-1)
             er = (feat_dst * self.attn_r).sum(dim=-1).unsqueeze(-1)
             graph.srcdata.update({"ft": feat_src, "el": el})
@@ -150,7 +153,6 @@ class GATConv(nn.Module):
             e = self.leaky_relu(graph.edata.pop("e"))
             a = self.attn_drop(edge_softmax(graph, e))
             if edge_weight is not None:
-                check_edge_weight(name, graph, edge_weight)
                 a = a * edge_weight.reshape((a.shape[0],) + (1,) * (a.dim() - 1))
             graph.edata["a"] = a
             graph.update_all(fn.u_mul_e("ft", "a", "m"), fn.sum("m", "ft"))
