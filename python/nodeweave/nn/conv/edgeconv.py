@@ -74,8 +74,10 @@ class EdgeConv(nn.Module):
                 check_zero_in_degree(graph, name)
             h_src, h_dst = check_pair_feats(name, graph, feat, self._in_feat, self._in_feat)
             # x_j W^T for the sources; Phi x_i - x_i W^T + b for the destinations.
-            src_term = h_src.matmul(self.theta.weight.t())
-            dst_term = self.phi(h_dst) - h_dst.matmul(self.theta.weight.t()) + self.theta.bias
+            w_theta = self.theta.weight.t()
+            src_term = h_src.matmul(w_theta)
+            theta_dst = src_term if h_dst is h_src else h_dst.matmul(w_theta)
+            dst_term = self.phi(h_dst) - theta_dst + self.theta.bias
             graph.srcdata["s"] = src_term
             if not self.batch_norm:
                 graph.update_all(fn.copy_u("s", "m"), fn.max("m", "x"))

@@ -125,7 +125,7 @@ class GATv2Conv(nn.Module):
                     h_dst = h_src[:graph.num_dst_nodes()]
                 feat_src = self.fc_src(h_src).view(-1, heads, out)
                 if self.share_weights:
-                    feat_dst = feat_src[:h_dst.shape[0]]
+                    feat_dst = feat_src if h_dst is h_src else feat_src[:h_dst.shape[0]]
                 else:
                     feat_dst = self.fc_dst(h_dst).view(-1, heads, out)
             graph.srcdata.update({"el": feat_src})
