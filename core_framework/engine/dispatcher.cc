@@ -1,6 +1,7 @@
 // The single dispatcher every primitive op goes through: validate devices, infer and allocate
 // outputs, run the device kernel, record autograd, report to the tracer.
 #include <cctype>
+#include <chrono>
 #include <mutex>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include "core_framework/engine/dispatch_observer.h"
 #include "core_framework/engine/functional.h"
 #include "core_framework/engine/op_def.h"
+#include "core_framework/engine/op_profiler.h"
 #include "core_framework/engine/op_registry.h"
 
 namespace nodeweave {
@@ -29,6 +31,31 @@ const char* const kOpNames[] = {
 };
 
 thread_local DispatchObserver* t_observer = nullptr;
+
+// Times one op for the profiler (op_profiler.h) when profiling is on and the op is outermost.
+class OpTimer {
+ public:
+  explicit OpTimer(OpKind kind)
+      : kind_(kind), timing_(op_profiling() && detail::dispatch_depth() == 0) {
+    ++detail::dispatch_depth();
+    if (timing_) start_ = std::chrono::steady_clock::now();
+  }
+  ~OpTimer() {
+    --detail::dispatch_depth();
+    if (timing_) {
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::steady_clock::now() - start_);
+      detail::record_op_time(kind_, ns.count());
+    }
+  }
+  OpTimer(const OpTimer&) = delete;
+  OpTimer& operator=(const OpTimer&) = delete;
+
+ private:
+  OpKind kind_;
+  bool timing_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 // "LogSoftmax" -> "log_softmax": error messages name ops the way Python users call them.
 std::string snake_case(const char* camel) {
@@ -133,6 +160,7 @@ DispatchObserver* set_dispatch_observer(DispatchObserver* obs) {
 DispatchObserver* dispatch_observer() { return t_observer; }
 
 TensorList dispatch(OpKind kind, const TensorList& inputs, const Attrs& attrs) {
+  OpTimer timer(kind);
   const OpDef& def = op_def(kind);
   Device dev = common_device(def, inputs);
   KernelFn kernel = def.kernels[device_slot(dev)];
@@ -152,6 +180,7 @@ TensorList dispatch(OpKind kind, const TensorList& inputs, const Attrs& attrs) {
 }
 
 Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others, const Attrs& attrs) {
+  OpTimer timer(kind);
   const OpDef& def = op_def(kind);
   NW_CHECK(def.traits & kInPlaceCapable, std::logic_error, def.name, " has no in-place form");
   TensorList inputs;

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <new>
 
+#include <sys/mman.h>
+
 #include "core_framework/runtime/error.h"
 
 namespace nodeweave {
@@ -18,10 +20,18 @@ namespace {
 // fault per 4 KiB on first touch (measured: out-of-place add over 2^24 floats ran at under 40% of
 // memory bandwidth without the cache). Small blocks go straight to malloc, which already pools
 // them.
+//
+// Blocks of kHugeMin and more are aligned to 2 MiB and marked MADV_HUGEPAGE: with transparent huge
+// pages in "madvise" mode (the Debian default) the sparse kernels' random row gathers otherwise
+// miss the TLB on nearly every row (measured with bench_graph_kernels, one thread: copy_u-sum at
+// d=64 on an R-MAT graph with 2^20 nodes went from 90% to 104% of the STREAM copy rate, itself
+// measured on huge pages). The rounding wastes at most 2 MiB per block of >= 8 MiB.
 class CpuAllocator final : public Allocator {
  public:
   static constexpr size_t kCacheMin = size_t{1} << 20;  // cache blocks of 1 MiB and more
   static constexpr size_t kPage = 4096;
+  static constexpr size_t kHugePage = size_t{2} << 20;
+  static constexpr size_t kHugeMin = size_t{8} << 20;
 
   CpuAllocator() {
     const char* env = std::getenv("NODEWEAVE_CPU_CACHE_BYTES");
@@ -42,12 +52,17 @@ class CpuAllocator final : public Allocator {
         return p;
       }
     }
-    void* p = std::aligned_alloc(rounded >= kCacheMin ? kPage : kCpuAlignment, rounded);
+    const size_t align = alignment(rounded);
+    void* p = std::aligned_alloc(align, rounded);
     if (!p && rounded >= kCacheMin) {  // out of memory: give the cache back and retry once
       empty_cache();
-      p = std::aligned_alloc(kPage, rounded);
+      p = std::aligned_alloc(align, rounded);
     }
     if (!p) throw std::runtime_error(str_cat("out of CPU memory allocating ", nbytes, " bytes"));
+#ifdef MADV_HUGEPAGE
+    // Advisory only: where huge pages are off or unsupported the call fails and nothing changes.
+    if (rounded >= kHugeMin) (void)madvise(p, rounded, MADV_HUGEPAGE);
+#endif
     in_use_ += rounded;
     return p;
   }
@@ -74,9 +89,12 @@ class CpuAllocator final : public Allocator {
   }
 
  private:
+  static size_t alignment(size_t rounded) {
+    return rounded >= kHugeMin ? kHugePage : rounded >= kCacheMin ? kPage : kCpuAlignment;
+  }
   static size_t round(size_t nbytes) {
     if (nbytes == 0) nbytes = 1;  // a unique, freeable pointer even for empty tensors
-    size_t unit = nbytes >= kCacheMin ? kPage : kCpuAlignment;
+    const size_t unit = alignment(nbytes);
     return (nbytes + unit - 1) / unit * unit;
   }
   std::atomic<size_t> in_use_{0};

@@ -22,6 +22,10 @@ struct ArrayView {
     return n;
   }
   bool is_contiguous() const {
+    // An empty array has no element to lay out, so it counts as contiguous whatever its strides
+    // (the same rule as Tensor::is_contiguous; zero-size slices may carry stride 0).
+    for (int64_t s : shape)
+      if (s == 0) return true;
     int64_t expected = 1;
     for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
       if (shape[i] != 1 && strides[i] != expected) return false;

@@ -7,9 +7,10 @@ __version__ = "0.1.0"
 
 from nodeweave import core  # noqa: F401
 
-# Graph API (graph/ layer, Python side)
+# Graph API (graph/ layer, Python side). `nw.graph` is the nodeweave.graph package, which is callable:
+# nw.graph((src, dst)) builds a graph (see nodeweave/graph/__init__.py for why).
 from nodeweave.backend import set_backend  # noqa: E402,F401
-from nodeweave.graph import (ALL, Graph, HeteroGraph, graph, heterograph, from_scipy,  # noqa: E402,F401
+from nodeweave.graph import (ALL, Graph, HeteroGraph, heterograph, from_scipy,  # noqa: E402,F401
                              from_networkx, to_networkx, read_edge_list, rand_graph, rmat_graph,
                              sbm_graph)
 

@@ -1,5 +1,7 @@
-// autograd entry points: backward over several roots, grad(), grad mode.
+// autograd entry points: backward over several roots, grad(), grad mode; and the op profiler.
 #include "core_framework/autograd/engine.h"
+#include "core_framework/engine/op_def.h"
+#include "core_framework/engine/op_profiler.h"
 #include "py_convert.h"
 
 namespace nodeweave::py {
@@ -33,6 +35,16 @@ void bind_autograd(pyb::module_& m) {
              tensor_seq(grads, "grad_outputs"), retain_graph, create_graph, allow_unused);
     pyb::tuple out(r.size());
     for (size_t i = 0; i < r.size(); ++i) out[i] = r[i].defined() ? pyb::cast(r[i]) : pyb::none();
+    return out;
+  });
+  // The op profiler (core_framework/engine/op_profiler.h); nodeweave.core.profiler wraps it.
+  m.def("_profiler_enable", &set_op_profiling);
+  m.def("_profiler_enabled", &op_profiling);
+  m.def("_profiler_reset", &reset_op_profile);
+  m.def("_profiler_table", [] {
+    pyb::list out;
+    for (const OpProfileEntry& e : op_profile())
+      out.append(pyb::make_tuple(op_def(e.kind).name, e.calls, static_cast<double>(e.nanos) * 1e-9));
     return out;
   });
 }

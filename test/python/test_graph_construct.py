@@ -296,3 +296,14 @@ def test_read_edge_list_bad_arguments(tmp_path):
         nw.read_edge_list(tmp_path / "missing.txt")
     with pytest.raises(ValueError, match="line 1: expected at least 4 fields"):
         nw.read_edge_list(p, dst_col=3)
+
+
+def test_graph_package_is_callable_and_importable():
+    import importlib
+
+    transforms = importlib.import_module("nodeweave.graph.transforms")
+    import nodeweave.graph.batch as batch_mod  # the package name is not shadowed by the function
+
+    assert callable(nw.graph) and nw.graph.transforms is transforms and batch_mod.batch is nw.batch
+    g = nw.graph(([0, 1], [1, 2]), num_nodes=4)
+    assert g.num_nodes() == 4 and g.num_edges() == 2

@@ -223,3 +223,48 @@ def test_backend_selection(monkeypatch):
     with pytest.raises(ValueError, match="mxnet"):
         backend.current()
     monkeypatch.setattr(backend, "_active", B)
+
+
+def test_row_subset_views_read_and_write():
+    g = nw.heterograph({("a", "r", "b"): ([0, 1, 2, 2], [0, 0, 1, 1]), ("b", "s", "a"): ([1], [2])})
+    g.nodes["a"].data["h"] = nc.tensor([[1.0], [2.0], [3.0]])
+    assert g.nodes[("a", [2, 0])].data["h"].tolist() == [[3.0], [1.0]]
+    assert g.nodes[("a", slice(1, None))].data["h"].tolist() == [[2.0], [3.0]]
+    g.nodes[("a", nc.tensor([1]))].data["h"] = nc.tensor([[-2.0]])
+    assert g.nodes["a"].data["h"].tolist() == [[1.0], [-2.0], [3.0]]
+    # a new feature written on some rows is zero elsewhere, with the value's trailing shape and dtype
+    g.nodes[("b", [1])].data["y"] = nc.tensor([[7, 8]], dtype=nc.int64)
+    y = g.nodes["b"].data["y"]
+    assert y.dtype == nc.int64 and y.tolist() == [[0, 0], [7, 8]]
+    # edges: by (etype, ids) and by node pairs
+    g.edges[("r", [3])].data["w"] = nc.tensor([4.0])
+    assert g.edges["r"].data["w"].tolist() == [0.0, 0.0, 0.0, 4.0]
+    assert g.edges[("a", "r", "b"), [3]].data["w"].tolist() == [4.0]
+    hg = nw.graph(([0, 1, 2], [1, 2, 0]))
+    hg.edata["w"] = nc.tensor([1.0, 2.0, 3.0])
+    assert hg.edges[[1, 2], [2, 0]].data["w"].tolist() == [2.0, 3.0]
+    assert hg.edges[1, 2].data["w"].tolist() == [2.0]
+    assert hg.edges[[0]].data["w"].tolist() == [1.0]
+
+
+def test_row_subset_write_is_differentiable():
+    g = nw.graph(([0, 1], [1, 2]))
+    x = nc.ones(2, 3, requires_grad=True)
+    g.nodes[[2, 0]].data["h"] = x * nc.tensor([[1.0], [2.0]])
+    g.ndata["h"].sum().backward()
+    assert x.grad.tolist() == [[1.0] * 3, [2.0] * 3]
+
+
+def test_row_subset_bad_input():
+    g = nw.graph(([0, 1], [1, 2]))
+    g.ndata["h"] = nc.zeros(3, 2)
+    with pytest.raises(IndexError, match=r"nodes\[\.\.\.\]\[1\] = 3 is out of range"):
+        g.nodes[[0, 3]].data["h"]
+    with pytest.raises(IndexError, match="out of range"):
+        g.edges[[-1]].data
+    with pytest.raises(ValueError, match="expected a tensor with 2 rows"):
+        g.nodes[[0, 1]].data["h"] = nc.zeros(3, 2)
+    with pytest.raises(ValueError, match="no edge 2 -> 0"):
+        g.edges[2, 0]
+    with pytest.raises(TypeError, match="cannot delete"):
+        del g.nodes[[0]].data["h"]

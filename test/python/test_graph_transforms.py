@@ -74,8 +74,40 @@ def test_add_self_loop(rng):
         np.testing.assert_array_equal(z.edata["w"].numpy()[m:], np.zeros(n))
         f = nw.add_self_loop(g, edge_feat_names=["w"], fill_data=5)
         np.testing.assert_array_equal(f.edata["w"].numpy()[m:], np.full(n, 5.0))
-    with pytest.raises(NotImplementedError, match="fill_data"):
-        nw.add_self_loop(g, fill_data="mean")
+    with pytest.raises(ValueError, match="fill_data must be a number or one of"):
+        nw.add_self_loop(g, fill_data="median")
+    with pytest.raises(TypeError, match="fill_data"):
+        nw.add_self_loop(g, fill_data=[1.0])
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max", "min"])
+def test_add_self_loop_aggregating_fill(rng, mode):
+    ref = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min}[mode]
+    for g in cases(rng):
+        n, m = g.num_nodes(), g.num_edges()
+        g.edata["x"] = nc.tensor(rng.standard_normal((m, 2, 3)))
+        g.edata["k"] = nc.tensor(rng.integers(-50, 50, (m,)), dtype=nc.int64)
+        a = nw.add_self_loop(g, fill_data=mode)
+        s, d = edges_np(g)
+        for name in ("x", "k"):
+            old = g.edata[name].numpy()
+            want = np.zeros((n,) + old.shape[1:], old.dtype)
+            for v in range(n):
+                if (d == v).any():
+                    want[v] = ref(old[d == v], axis=0)
+            got = a.edata[name].numpy()
+            np.testing.assert_array_equal(got[:m], old)
+            if name == "k" and mode == "mean":
+                np.testing.assert_array_equal(got[m:], want.astype(np.int64))
+            else:
+                np.testing.assert_allclose(got[m:], want, rtol=1e-12)
+    # differentiable through the copy_e kernel
+    g = nw.graph(([0, 1, 2], [1, 1, 0]))
+    w = nc.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    g.edata["w"] = w
+    nw.add_self_loop(g, fill_data=mode).edata["w"].sum().backward()
+    grad = {"sum": [2, 2, 2], "mean": [1.5, 1.5, 2], "max": [1, 2, 2], "min": [2, 1, 2]}[mode]
+    assert w.grad.tolist() == grad
 
 
 def test_add_self_loop_hetero(rng):
@@ -128,6 +160,33 @@ def test_to_simple(rng):
             first.setdefault(p, e)
         np.testing.assert_array_equal(sg.edata["w"].numpy(), g.edata["w"].numpy()[[first[p] for p in pairs]])
         assert "count" not in nw.to_simple(g, return_counts=None).edata
+
+
+@pytest.mark.parametrize("how", ["sum", "mean"])
+def test_to_simple_aggregates_edge_features(rng, how):
+    for g in cases(rng):
+        m = g.num_edges()
+        g.edata["x"] = nc.tensor(rng.standard_normal((m, 3)))
+        g.edata["k"] = nc.tensor(rng.integers(-9, 9, m), dtype=nc.int32)
+        sg, wb = nw.to_simple(g, writeback_mapping=True, copy_edata=True, aggregator=how)
+        wb = wb.numpy()
+        for name in ("x", "k"):
+            old = g.edata[name].numpy()
+            want = np.zeros((sg.num_edges(),) + old.shape[1:], np.float64)
+            np.add.at(want, wb, old)
+            if how == "mean":
+                cnt = np.bincount(wb, minlength=sg.num_edges()).reshape((-1,) + (1,) * (old.ndim - 1))
+                want = want / cnt if name == "x" else np.floor_divide(want, cnt)
+            got = sg.edata[name].numpy()
+            assert got.dtype == old.dtype
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+    g = nw.graph(([0, 0, 1], [1, 1, 0]))
+    w = nc.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    g.edata["w"] = w
+    nw.to_simple(g, copy_edata=True, aggregator=how).edata["w"].sum().backward()
+    assert w.grad.tolist() == ([1.0] * 3 if how == "sum" else [0.5, 0.5, 1.0])
+    with pytest.raises(ValueError, match="aggregator must be"):
+        nw.to_simple(g, copy_edata=True, aggregator="max")
 
 
 def test_to_simple_hetero(rng):

@@ -301,3 +301,24 @@ def test_sum_mean_and_sum_to(rng):
         t.sum((1, 1))
     with pytest.raises(TypeError, match="mean"):
         nc.ones(2, dtype=nc.int64).mean()
+
+
+def test_deepcopy_of_tensors_and_state_dicts():
+    import copy
+
+    x = nc.tensor([[1.0, 2.0]], requires_grad=True)
+    (x * 3).sum().backward()
+    y = copy.deepcopy(x)
+    assert y.requires_grad and y.is_leaf and y.grad.tolist() == [[3.0, 3.0]]
+    with nc.no_grad():
+        y.fill_(0.0)
+    assert x.tolist() == [[1.0, 2.0]]  # its own storage
+    state = {"a": nc.arange(3), "b": nc.ones(2)}
+    twin = copy.deepcopy(state)
+    twin["a"].fill_(7)
+    assert state["a"].tolist() == [0, 1, 2] and twin["b"].tolist() == [1.0, 1.0]
+    pair = [x, x]
+    c = copy.deepcopy(pair)
+    assert c[0] is c[1]  # memo keeps shared tensors shared
+    with pytest.raises(RuntimeError, match="only leaf tensors"):
+        copy.deepcopy(x * 2)

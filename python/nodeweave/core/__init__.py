@@ -30,6 +30,6 @@ from nodeweave.core._tensor import tensor, as_tensor, from_numpy, arange  # noqa
 from nodeweave.core import autograd  # noqa: E402,F401
 from nodeweave.core.autograd import no_grad, enable_grad, set_grad_enabled  # noqa: E402,F401
 from nodeweave._C import from_dlpack  # noqa: E402,F401
-from nodeweave.core import cuda  # noqa: E402,F401
+from nodeweave.core import cuda, profiler  # noqa: E402,F401
 from nodeweave.core import nn, optim  # noqa: E402,F401
 from nodeweave.core.serialization import save, load  # noqa: E402,F401

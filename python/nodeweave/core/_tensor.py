@@ -186,7 +186,26 @@ def _backward_method(self, gradient=None, retain_graph=None, create_graph=False,
 
 _C_backward = Tensor.backward
 
+
+def _deepcopy(self, memo):
+    """A leaf copy with its own storage, ``requires_grad`` and ``.grad`` (what ``copy.deepcopy`` of a
+    model or a ``state_dict`` needs). Like PyTorch, only leaves can be deep-copied: copying the
+    autograd history is not meaningful."""
+    if id(self) in memo:
+        return memo[id(self)]
+    if not self.is_leaf:
+        raise RuntimeError("only leaf tensors (created by the user, not by an operation on tensors that "
+                           "require grad) support copy.deepcopy; call .detach() first")
+    out = self.detach().clone()
+    if self.requires_grad:
+        out.requires_grad_(True)
+    if self.grad is not None:
+        out.grad = self.grad.detach().clone()
+    memo[id(self)] = out
+    return out
+
 Tensor.to = _to
+Tensor.__deepcopy__ = _deepcopy
 Tensor.numpy = _numpy
 Tensor.__array__ = lambda self, dtype=None, copy=None: (
     _numpy(self) if dtype is None else _numpy(self).astype(dtype))

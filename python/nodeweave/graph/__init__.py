@@ -1,7 +1,21 @@
 """Graphs: :class:`HeteroGraph` (structure + feature frames), builders, converters and generators.
 
-Most names are re-exported at the top level (``nw.graph``, ``nw.heterograph``, ``nw.rand_graph`` ...).
+Most names are re-exported at the top level (``nw.heterograph``, ``nw.rand_graph`` ...). This package
+is itself callable: ``nw.graph((src, dst), num_nodes=n)`` is :func:`nodeweave.graph.construct.graph`.
+The package and the function share the name the way DGL users expect to write it, and making the
+package callable (rather than binding the function over the package name) keeps
+``import nodeweave.graph.transforms`` working.
+
+>>> import nodeweave as nw
+>>> nw.graph(([0, 1], [1, 2])).num_edges()
+2
+>>> import nodeweave.graph.transforms as T
+>>> T.reverse(nw.graph(([0, 1], [1, 2]))).edges()[0].tolist()
+[1, 2]
 """
+
+import sys
+import types
 
 from nodeweave.graph.frame import Frame, Scheme  # noqa: F401
 from nodeweave.graph.heterograph import ALL, HeteroGraph, IdRangeError  # noqa: F401
@@ -10,3 +24,13 @@ from nodeweave.graph.construct import (graph, heterograph, from_scipy, from_netw
 from nodeweave.graph.generators import rand_graph, rmat_graph, sbm_graph  # noqa: F401
 
 Graph = HeteroGraph
+
+
+class _CallableModule(types.ModuleType):
+    """The type of this package: calling it builds a graph (see the module docstring)."""
+
+    def __call__(self, *args, **kwargs):
+        return graph(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

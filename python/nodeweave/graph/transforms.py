@@ -327,25 +327,34 @@ def _rebuild(g: HeteroGraph, changed: dict[Canonical, tuple[np.ndarray, np.ndarr
     return _finish_batch(g, out, batch_edges)
 
 
-def add_self_loop(g: HeteroGraph, edge_feat_names: Sequence[str] | None = None, fill_data: float = 1.0,
-                  etype: str | tuple | None = None) -> HeteroGraph:
+def add_self_loop(g: HeteroGraph, edge_feat_names: Sequence[str] | None = None,
+                  fill_data: float | str = 1.0, etype: str | tuple | None = None) -> HeteroGraph:
     """Adds one self-loop ``v -> v`` per node to edge type ``etype`` (whose source and destination
     types must agree), after the existing edges. Existing self-loops are kept (so a node may end
     up with two).
 
-    The new edges' features are ``fill_data`` for the features named in ``edge_feat_names``
-    (all features when None) and 0 for the others, as DGL. In a batched graph each graph's loops
-    follow that graph's edges.
+    The new edges' features, as DGL: for the features named in ``edge_feat_names`` (all when
+    None), ``fill_data`` when it is a number, or, when it is ``'sum'``, ``'mean'``, ``'max'`` or
+    ``'min'``, that reduction of the features of the node's incoming edges (0 for a node without
+    in-edges); 0 for the other features. In a batched graph each graph's loops follow that
+    graph's edges.
 
-    >>> import nodeweave as nw
-    >>> g = nw.add_self_loop(nw.graph(([0], [1])))
-    >>> [t.tolist() for t in g.edges()]
-    [[0, 0, 1], [1, 0, 1]]
+    >>> import nodeweave as nw, nodeweave.core as nc
+    >>> g = nw.graph(([0, 1], [1, 1]))
+    >>> g.edata["w"] = nc.tensor([2.0, 4.0])
+    >>> sg = nw.add_self_loop(g, fill_data="mean")
+    >>> [t.tolist() for t in sg.edges()], sg.edata["w"].tolist()
+    ([[0, 1, 0, 1], [1, 1, 0, 1]], [2.0, 4.0, 0.0, 3.0])
     """
     _check_graph(g)
-    if isinstance(fill_data, str) or isinstance(fill_data, bool) or not isinstance(fill_data, (int, float)):
-        raise NotImplementedError(f"add_self_loop: fill_data must be a number, got {fill_data!r} (DGL's "
-                                  "aggregating fill modes 'sum'/'mean'/'max'/'min' are not supported yet)")
+    modes = ("sum", "mean", "max", "min")
+    if isinstance(fill_data, str):
+        if fill_data not in modes:
+            raise ValueError(f"add_self_loop: fill_data must be a number or one of {', '.join(modes)}, "
+                             f"got {fill_data!r}")
+    elif isinstance(fill_data, bool) or not isinstance(fill_data, (int, float)):
+        raise TypeError(f"add_self_loop: fill_data must be a number or one of {', '.join(modes)}, got "
+                        f"{type(fill_data).__name__}")
     ct = g.to_canonical_etype(etype)
     if ct[0] != ct[2]:
         raise ValueError(f"add_self_loop: edge type {ct!r} joins different node types; self-loops need "
@@ -358,13 +367,45 @@ def add_self_loop(g: HeteroGraph, edge_feat_names: Sequence[str] | None = None, 
     frame = Frame(len(src) + n)
     B = backend.current()
     for k in old:
-        frame[k] = B.cat([old[k], _full_rows(old[k], n, fill_data if k in names else 0, g._device)], 0)
+        if k not in names:
+            rows = _full_rows(old[k], n, 0, g._device)
+        elif isinstance(fill_data, str):
+            rows = _in_edge_reduce(g, ct, dst, old[k], fill_data)
+        else:
+            rows = _full_rows(old[k], n, fill_data, g._device)
+        frame[k] = B.cat([old[k], rows], 0)
     batch_edges: dict = {}
     graphs = (np.concatenate([_edge_graphs(g, ct), _node_graphs(g, ct[0])])
               if g._batch_num_nodes is not None else None)
     s, d, frame = _regroup(g, ct, np.concatenate([src, loops]), np.concatenate([dst, loops]), graphs,
                            frame, batch_edges)
     return _rebuild(g, {ct: (s, d, frame)}, True, batch_edges)
+
+
+def _in_edge_reduce(g: HeteroGraph, ct: Canonical, dst: np.ndarray, feat: Any, mode: str) -> Any:
+    """Per destination node, ``mode`` over the features of its in-edges (0 without in-edges).
+
+    Floating features go through the copy_e gSpMM kernel, so the result stays on the graph's
+    device and is differentiable; integer features are reduced with NumPy.
+    """
+    B = backend.current()
+    if B.dtype_name(feat).startswith(("float", "bfloat")):
+        return B.gspmm(g._rels[ct], "copy_rhs", mode, None, feat)
+    x = B.to_numpy(feat)
+    n = g._num_nodes[ct[2]]
+    out = np.zeros((n,) + x.shape[1:], np.float64 if mode == "mean" else x.dtype)
+    if mode in ("max", "min"):
+        has = np.bincount(dst, minlength=n) > 0
+        fill = np.iinfo(x.dtype).min if mode == "max" else np.iinfo(x.dtype).max
+        acc = np.full_like(out, fill)
+        (np.maximum if mode == "max" else np.minimum).at(acc, dst, x)
+        out[has] = acc[has]
+    else:
+        np.add.at(out, dst, x)
+        if mode == "mean":
+            cnt = np.maximum(np.bincount(dst, minlength=n), 1).reshape((n,) + (1,) * (x.ndim - 1))
+            out = (out / cnt).astype(x.dtype)
+    return B.from_numpy(np.ascontiguousarray(out.astype(x.dtype)), g._device)
 
 
 def remove_self_loop(g: HeteroGraph, etype: str | tuple | None = None) -> HeteroGraph:
@@ -411,7 +452,7 @@ def _simple_rel(src: np.ndarray, dst: np.ndarray, num_src: int,
 
 
 def to_simple(g: HeteroGraph, return_counts: str | None = "count", writeback_mapping: bool = False,
-              copy_ndata: bool = True, copy_edata: bool = False):
+              copy_ndata: bool = True, copy_edata: bool = False, aggregator: str = "arbitrary"):
     """Merges parallel edges: one edge per distinct ``(u, v)`` of each edge type, sorted by
     ``(u, v)``.
 
@@ -423,21 +464,35 @@ def to_simple(g: HeteroGraph, return_counts: str | None = "count", writeback_map
         Also return, per original edge, the id of the edge it was merged into (a tensor, or a
         dict by canonical edge type when ``g`` has several).
     copy_ndata, copy_edata : bool
-        Keep node features (shared) / edge features (those of the smallest-id edge of each group).
+        Keep node features (shared) / edge features (combined by ``aggregator``).
+    aggregator : 'arbitrary', 'sum' or 'mean'
+        How the features of merged edges combine with ``copy_edata``: those of the smallest-id
+        edge of each group ('arbitrary', as DGL names it), or their sum or mean.
 
-    >>> import nodeweave as nw
-    >>> sg, wb = nw.to_simple(nw.graph(([1, 0, 1], [2, 1, 2])), writeback_mapping=True)
+    >>> import nodeweave as nw, nodeweave.core as nc
+    >>> g = nw.graph(([1, 0, 1], [2, 1, 2]))
+    >>> sg, wb = nw.to_simple(g, writeback_mapping=True)
     >>> [t.tolist() for t in sg.edges()], sg.edata["count"].tolist(), wb.tolist()
     ([[0, 1], [1, 2]], [1, 2], [1, 0, 1])
+    >>> g.edata["w"] = nc.tensor([1.0, 5.0, 2.0])
+    >>> nw.to_simple(g, copy_edata=True, aggregator="sum").edata["w"].tolist()
+    [5.0, 3.0]
     """
     _check_graph(g)
     if return_counts is not None and not isinstance(return_counts, str):
         raise TypeError(f"return_counts must be a feature name or None, got {return_counts!r}")
+    if aggregator not in ("arbitrary", "sum", "mean"):
+        raise ValueError(f"to_simple: aggregator must be 'arbitrary', 'sum' or 'mean', got {aggregator!r}")
     changed, mapping, batch_edges = {}, {}, {}
     for ct in g._etypes:
         src, dst = _coo(g, ct)
         first, counts, group = _simple_rel(src, dst, g._num_nodes[ct[0]], g._num_nodes[ct[2]])
-        frame = g._edge_frames[ct].subframe(first) if copy_edata else Frame(len(first))
+        if not copy_edata:
+            frame = Frame(len(first))
+        elif aggregator == "arbitrary":
+            frame = g._edge_frames[ct].subframe(first)
+        else:
+            frame = _merge_edge_features(g._edge_frames[ct], group, counts, aggregator)
         if return_counts is not None:
             frame[return_counts] = _ids(counts, g)
         changed[ct] = (src[first], dst[first], frame)
@@ -448,6 +503,30 @@ def to_simple(g: HeteroGraph, return_counts: str | None = "count", writeback_map
     if not writeback_mapping:
         return out
     return out, (mapping[g._etypes[0]] if len(g._etypes) == 1 else mapping)
+
+
+def _merge_edge_features(old: Frame, group: np.ndarray, counts: np.ndarray, how: str) -> Frame:
+    """Per merged edge, the sum or mean of the features of the edges merged into it. Floating
+    features go through segment_reduce (on the graph's device, differentiable); integer ones
+    through NumPy (a mean of integers is floored, like Python's //)."""
+    B = backend.current()
+    order = np.argsort(group, kind="stable")
+    frame = Frame(len(counts))
+    for k in old:
+        feat = old[k]
+        if B.dtype_name(feat).startswith(("float", "bfloat")):
+            offsets = np.zeros(len(counts) + 1, np.int64)
+            np.cumsum(counts, out=offsets[1:])
+            rows = B.index_select(feat, B.int_tensor(order, B.device_str(feat)))
+            frame[k] = B.segment_reduce(how, rows, B.int_tensor(offsets, B.device_str(feat)))
+        else:
+            x = B.to_numpy(feat)
+            acc = np.zeros((len(counts),) + x.shape[1:], np.int64)
+            np.add.at(acc, group, x)
+            if how == "mean":
+                acc //= counts.reshape((-1,) + (1,) * (x.ndim - 1))
+            frame[k] = B.from_numpy(np.ascontiguousarray(acc.astype(x.dtype)), B.device_str(feat))
+    return frame
 
 
 def to_bidirected(g: HeteroGraph, copy_ndata: bool = False, readonly: Any = None) -> HeteroGraph:

@@ -13,6 +13,15 @@ Views hold the graph and look its frames up on every access, so they follow ``lo
 >>> g.edges["plays"].data["w"] = nc.ones(2)
 >>> sorted(g.edata["w"])
 [('user', 'plays', 'game')]
+
+Indexing by ids (optionally with a type) gives the features of those rows; assigning writes them,
+creating the feature with zeros in the other rows when it does not exist yet:
+
+>>> g.nodes[("user", [0, 2])].data["x"] = nc.tensor([[1.0], [3.0]])
+>>> g.nodes["user"].data["x"].tolist()
+[[1.0], [0.0], [3.0]]
+>>> g.nodes[("user", [2])].data["x"].tolist()
+[[3.0]]
 """
 
 from __future__ import annotations
@@ -128,30 +137,79 @@ class HeteroFrameView(MutableMapping):
         return repr({k: self[k] for k in self})
 
 
+class RowsFrameView(MutableMapping):
+    """Features of some rows (``g.nodes[ids].data``): reads gather the rows, writes replace them
+    out of place (so autograd sees the write) and create a missing feature filled with zeros."""
+
+    __slots__ = ("_view", "_ids")
+
+    def __init__(self, view: FrameView, ids: Any) -> None:
+        self._view, self._ids = view, ids
+
+    def __getitem__(self, name: str) -> Any:
+        return backend.current().index_select(self._view[name], self._ids)
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        B = backend.current()
+        rows = B.shape(value)[0] if B.is_tensor(value) else None
+        if rows != len(self._ids):
+            got = "a non-tensor" if rows is None else f"{rows} rows"
+            raise ValueError(f"feature {name!r}: expected a tensor with {len(self._ids)} rows (one per "
+                             f"selected id), got {got}")
+        frame = self._view._frame
+        if name in frame:
+            base = frame[name]
+        else:
+            base = B.zeros((frame.num_rows,) + tuple(B.shape(value)[1:]), B.dtype_of(value),
+                           B.device_str(value))
+        idx = B.int_tensor(self._ids, B.device_str(base), "int64")
+        frame[name] = B.index_copy(base, idx, value)
+
+    def __delitem__(self, name: str) -> None:
+        raise TypeError("cannot delete a feature from a subset of rows; delete it from the whole "
+                        "type (g.ndata / g.edata)")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._view)
+
+    def __len__(self) -> int:
+        return len(self._view)
+
+    def __repr__(self) -> str:
+        return repr({k: self[k] for k in self})
+
+
 class NodeSpace:
-    """``g.nodes[ntype]``: ``.data`` is the features of that node type."""
+    """``g.nodes[ntype]`` or ``g.nodes[(ntype, ids)]``: ``.data`` is the features of those nodes."""
 
-    __slots__ = ("_graph", "_ntype")
+    __slots__ = ("_graph", "_ntype", "_ids")
 
-    def __init__(self, graph: Any, ntype: str) -> None:
-        self._graph, self._ntype = graph, ntype
+    def __init__(self, graph: Any, ntype: str, ids: Any = None) -> None:
+        self._graph, self._ntype, self._ids = graph, ntype, ids
 
     @property
-    def data(self) -> FrameView:
-        return FrameView(self._graph, "node", self._ntype)
+    def data(self) -> MutableMapping:
+        view = FrameView(self._graph, "node", self._ntype)
+        return view if self._ids is None else RowsFrameView(view, self._ids)
 
 
 class EdgeSpace:
-    """``g.edges[etype]``: ``.data`` is the features of that edge type."""
+    """``g.edges[etype]`` or ``g.edges[(etype, ids)]``: ``.data`` is the features of those edges."""
 
-    __slots__ = ("_graph", "_etype")
+    __slots__ = ("_graph", "_etype", "_ids")
 
-    def __init__(self, graph: Any, etype: tuple) -> None:
-        self._graph, self._etype = graph, etype
+    def __init__(self, graph: Any, etype: tuple, ids: Any = None) -> None:
+        self._graph, self._etype, self._ids = graph, etype, ids
 
     @property
-    def data(self) -> FrameView:
-        return FrameView(self._graph, "edge", self._etype)
+    def data(self) -> MutableMapping:
+        view = FrameView(self._graph, "edge", self._etype)
+        return view if self._ids is None else RowsFrameView(view, self._ids)
+
+
+def _is_etype(key: Any) -> bool:
+    return isinstance(key, str) or (isinstance(key, tuple) and len(key) == 3
+                                    and all(isinstance(k, str) for k in key))
 
 
 class NodeView:
@@ -185,11 +243,17 @@ class NodeView:
         nt = self._pick(ntype)
         return backend.current().int_tensor(np.arange(g._num_nodes[nt]), g._device, g._idtype_name)
 
-    def __getitem__(self, ntype: str) -> NodeSpace:
-        if not isinstance(ntype, str):
-            raise TypeError("g.nodes[...] takes a node type name; to select rows of a feature use "
-                            "index_select on g.ndata[name]")
-        return NodeSpace(self._graph, self._pick(ntype))
+    def __getitem__(self, key: Any) -> NodeSpace:
+        """``g.nodes[ntype]``, ``g.nodes[ids]`` (one node type) or ``g.nodes[(ntype, ids)]``."""
+        if isinstance(key, str):
+            return NodeSpace(self._graph, self._pick(key))
+        ntype, ids = (key if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str)
+                      else (None, key))
+        nt = self._pick(ntype)
+        if isinstance(ids, slice):
+            ids = range(self._graph.num_nodes(nt))[ids]
+        arr, _ = self._graph._node_ids(ids, nt, "nodes[...]")
+        return NodeSpace(self._graph, nt, arr)
 
     def __len__(self) -> int:
         return sum(self._graph.num_nodes(t) for t in self._types())
@@ -210,8 +274,21 @@ class EdgeView:
     def __call__(self, form: str = "uv", order: str = "eid", etype: Any = None):
         return self._graph.all_edges(form=form, order=order, etype=etype)
 
-    def __getitem__(self, etype: Any) -> EdgeSpace:
-        return EdgeSpace(self._graph, self._graph.to_canonical_etype(etype))
+    def __getitem__(self, key: Any) -> EdgeSpace:
+        """``g.edges[etype]``, ``g.edges[eids]``, ``g.edges[(etype, eids)]`` or ``g.edges[u, v]``
+        (the edges between node pairs, one edge type)."""
+        g = self._graph
+        if _is_etype(key):
+            return EdgeSpace(g, g.to_canonical_etype(key))
+        etype, ids = (key if isinstance(key, tuple) and len(key) == 2 and _is_etype(key[0])
+                      else (None, key))
+        ct = g.to_canonical_etype(etype)
+        if isinstance(ids, tuple) and len(ids) == 2:  # (u, v) node pairs
+            ids = backend.current().to_numpy(g.edge_ids(ids[0], ids[1], etype=ct))
+        elif isinstance(ids, slice):
+            ids = range(g.num_edges(ct))[ids]
+        arr, _ = g._edge_ids(ids, ct, "edges[...]")
+        return EdgeSpace(g, ct, arr)
 
     def __len__(self) -> int:
         return self._graph.num_edges()

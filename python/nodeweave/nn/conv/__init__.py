@@ -1,7 +1,27 @@
-"""Graph convolution layers, one file per layer (DGL's ``dgl.nn.conv``)."""
+"""Graph convolution layers (``nodeweave.nn.conv``), one per file, all re-exported by
+:mod:`nodeweave.nn`. See docs/nn.md for the formulas."""
+
+from .appnpconv import APPNPConv
+from .chebconv import ChebConv
+from .edgeconv import EdgeConv
+from .edgeweightnorm import EdgeWeightNorm
+from .gatconv import GATConv
+from .gatv2conv import GATv2Conv
+from .gcn2conv import GCN2Conv
+from .ginconv import GINConv
+from .gineconv import GINEConv
+from .graphconv import GraphConv
+from .sgconv import SGConv
+from .tagconv import TAGConv
+
+__all__ = ["APPNPConv", "ChebConv", "EdgeConv", "EdgeWeightNorm", "GATConv", "GATv2Conv",
+           "GCN2Conv", "GINConv", "GINEConv", "GraphConv", "SGConv", "TAGConv"]
 
 # ---- nn-b: SAGEConv, GatedGraphConv, NNConv, RelGraphConv (keep this block separate) ----
-from .sageconv import SAGEConv  # noqa: F401
-from .gatedgraphconv import GatedGraphConv  # noqa: F401
-from .nnconv import NNConv  # noqa: F401
-from .relgraphconv import RelGraphConv  # noqa: F401
+from .sageconv import SAGEConv  # noqa: E402
+from .gatedgraphconv import GatedGraphConv  # noqa: E402
+from .nnconv import NNConv  # noqa: E402
+from .relgraphconv import RelGraphConv  # noqa: E402
+
+__all__ += ["SAGEConv", "GatedGraphConv", "NNConv", "RelGraphConv"]
+# ---- end of nn-b block ----

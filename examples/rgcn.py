@@ -1,0 +1,91 @@
+"""Relational graph convolutional network (Schlichtkrull et al., ESWC 2018) for entity
+classification on AIFB.
+
+The AIFB heterograph (with reverse relations) is merged into one graph whose edges carry their
+relation id. Every entity gets a learned 16-dimensional embedding; two RelGraphConv layers (16
+hidden units, ReLU, self-loop, messages normalized by 1 / the destination's in-degree within the
+relation; no basis decomposition by default: ``--num-bases`` turns it on) predict the research
+group of the 'Personen' nodes. Adam (lr 0.01, weight decay 5e-4), 50 epochs, full-batch, test
+accuracy after the last epoch, as DGL's entity-classification example. Paper: 95.83%.
+
+Run:  PYTHONPATH=python python examples/rgcn.py --runs 10
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from tqdm import tqdm
+
+from _common import F, History, accuracy, base_parser, nc, nn, nw, optim, run_seeds
+
+from nodeweave.data import AIFBDataset
+from nodeweave.nn import RelGraphConv
+
+
+class RGCN(nn.Module):
+    def __init__(self, num_nodes: int, hidden: int, n_classes: int, num_rels: int, num_bases: int | None,
+                 dropout: float) -> None:
+        super().__init__()
+        reg = "basis" if num_bases else None
+        self.emb = nn.Embedding(num_nodes, hidden)
+        self.conv1 = RelGraphConv(hidden, hidden, num_rels, reg, num_bases, activation=F.relu,
+                                  self_loop=True, dropout=dropout)
+        self.conv2 = RelGraphConv(hidden, n_classes, num_rels, reg, num_bases, self_loop=True)
+
+    def forward(self, g, etypes, norm):
+        h = self.conv1(g, self.emb.weight, etypes, norm)
+        return self.conv2(g, h, etypes, norm)
+
+
+def relation_norm(dst: np.ndarray, etype: np.ndarray, num_nodes: int) -> np.ndarray:
+    """1 / |N_v^r|: per edge, one over the number of edges of its relation entering its destination."""
+    key = etype.astype(np.int64) * num_nodes + dst
+    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    return (1.0 / counts[inverse]).astype(np.float32).reshape(-1, 1)
+
+
+def main() -> None:
+    p = base_parser(__doc__.splitlines()[0], epochs=50, lr=0.01, weight_decay=5e-4)
+    p.add_argument("--hidden", type=int, default=16)
+    p.add_argument("--num-bases", type=int, default=None, help="basis decomposition with this many bases")
+    p.add_argument("--dropout", type=float, default=0.0)
+    args = p.parse_args()
+
+    ds = AIFBDataset(raw_dir=args.data_dir) if args.data_dir else AIFBDataset()
+    hg = ds[0]
+    cat = ds.predict_category
+    g = nw.to_homogeneous(hg)
+    dst = g.edges()[1].numpy()
+    etypes = g.edata["_TYPE"]
+    norm = nc.tensor(relation_norm(dst, etypes.numpy(), g.num_nodes()))
+    num_rels = len(hg.canonical_etypes)
+    # Category nodes keep their within-type ids in '_ID'; their merged ids follow the type order.
+    offset = sum(hg.num_nodes(nt) for nt in hg.ntypes[:hg.ntypes.index(cat)])
+    train_idx = nc.tensor(np.flatnonzero(hg.nodes[cat].data["train_mask"].numpy()) + offset)
+    test_idx = nc.tensor(np.flatnonzero(hg.nodes[cat].data["test_mask"].numpy()) + offset)
+    labels_all = hg.nodes[cat].data["label"]
+    y_train = labels_all.index_select(0, train_idx - offset)
+    y_test = labels_all.index_select(0, test_idx - offset)
+
+    def one_run(seed: int):
+        model = RGCN(g.num_nodes(), args.hidden, ds.num_classes, num_rels, args.num_bases, args.dropout)
+        opt = optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+        hist = History()
+        for _ in tqdm(range(args.epochs), desc=f"R-GCN AIFB seed {seed}", disable=args.quiet, leave=False):
+            model.train()
+            logits = model(g, etypes, norm).index_select(0, train_idx)
+            loss = F.cross_entropy(logits, y_train)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            hist.train_loss.append(float(loss.item()))
+            hist.train_acc.append(accuracy(logits, y_train))
+        model.eval()
+        with nc.no_grad():
+            return accuracy(model(g, etypes, norm).index_select(0, test_idx), y_test), hist
+
+    run_seeds(args, one_run)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""Simplifying graph convolutional networks (Wu et al., ICML 2019) on Cora or Citeseer.
+
+One linear layer on the K=2-step propagated features S^K X, S = D^-1/2 (A + I) D^-1/2, computed once
+and cached. Adam (lr 0.2, weight decay 5e-5), 100 epochs, model selection on validation accuracy.
+Paper: 81.0% (Cora), 71.9% (Citeseer).
+
+Run:  PYTHONPATH=python python examples/sgc.py --dataset cora --runs 10
+"""
+
+from __future__ import annotations
+
+from _common import base_parser, load_planetoid, nw, run_node_classification, run_seeds
+
+from nodeweave.nn import SGConv
+
+
+def main() -> None:
+    p = base_parser(__doc__.splitlines()[0], epochs=100, lr=0.2, weight_decay=5e-5)
+    p.add_argument("--dataset", choices=["cora", "citeseer"], default="cora")
+    p.add_argument("--k", type=int, default=2, help="propagation steps")
+    args = p.parse_args()
+
+    g = load_planetoid(args.dataset, args.data_dir)
+    g = nw.add_self_loop(nw.remove_self_loop(g))
+    x, labels = g.ndata["feat"], g.ndata["label"]
+    masks = (g.ndata["train_mask"], g.ndata["val_mask"], g.ndata["test_mask"])
+    n_classes = int(labels.max().item()) + 1
+
+    def one_run(seed: int):
+        model = SGConv(x.shape[1], n_classes, k=args.k, cached=True)
+        return run_node_classification(model, lambda: model(g, x), labels, masks, args,
+                                       desc=f"SGC {args.dataset} seed {seed}")
+
+    run_seeds(args, one_run)
+
+
+if __name__ == "__main__":
+    main()
