@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Optional, Tuple
 
 from ._ns import T
@@ -42,13 +43,19 @@ def expand_as_pair(input_: Any, g: Any = None) -> Tuple[Any, Any]:
     """``(src, dst)`` views of ``input_``.
 
     A pair is returned as it is; on a block the destination part is the first ``num_dst_nodes()``
-    rows; otherwise both parts are ``input_`` itself (an int, such as a feature size, also works).
+    rows (per node type for a dict of features); otherwise both parts are ``input_`` itself (an
+    int, such as a feature size, also works).
+
+    >>> expand_as_pair((3, 5))
+    (3, 5)
     """
     if isinstance(input_, tuple):
         if len(input_) != 2:
             raise ValueError(f"expected a (source, destination) pair, got a tuple of {len(input_)}")
         return input_
     if g is not None and is_block(g):
+        if isinstance(input_, Mapping):
+            return input_, {k: v[:g.num_dst_nodes(k)] for k, v in input_.items()}
         return input_, input_[:g.num_dst_nodes()]
     return input_, input_
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Optional, Tuple, Union
 
 from ._ns import T, nn
-from ._utils_b import check_rows, positive_int
+from ._checks import check_rows, positive_int
 from .readout import broadcast_nodes, max_nodes, mean_nodes, softmax_nodes, sum_nodes, topk_nodes
 
 __all__ = ["SumPooling", "AvgPooling", "MaxPooling", "SortPooling", "GlobalAttentionPooling", "Set2Set"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from ._ns import T, nn
-from ._utils_b import is_block, positive_int, relation_graph
+from ._checks import is_block, positive_int, relation_graph
 
 __all__ = ["HeteroGraphConv", "HeteroLinear", "HeteroEmbedding"]
 

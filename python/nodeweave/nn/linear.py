@@ -19,7 +19,7 @@ import numpy as np
 from nodeweave import ops
 
 from ._ns import T, nn
-from ._utils_b import id_tensor, positive_int, to_numpy_ids
+from ._checks import id_tensor, positive_int, to_numpy_ids
 
 __all__ = ["TypedLinear"]
 

@@ -28,7 +28,7 @@ import numpy as np
 from nodeweave import ops
 
 from ._ns import T
-from ._utils_b import check_rows, id_tensor, positive_int, resolve_ntype
+from ._checks import check_rows, id_tensor, positive_int, resolve_ntype
 
 __all__ = ["readout_nodes", "readout_edges", "sum_nodes", "sum_edges", "mean_nodes", "mean_edges",
            "max_nodes", "max_edges", "softmax_nodes", "softmax_edges", "broadcast_nodes",

@@ -22,7 +22,7 @@ import numpy as np
 from nodeweave import ops
 
 from .._ns import T, nn
-from .._utils_b import check_rows, id_tensor, positive_int, to_numpy_ids
+from .._checks import check_rows, id_tensor, positive_int, to_numpy_ids
 
 __all__ = ["GatedGraphConv"]
 

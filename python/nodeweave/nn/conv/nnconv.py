@@ -19,7 +19,7 @@ from typing import Any, Callable, Tuple, Union
 from nodeweave import ops
 
 from .._ns import T, nn
-from .._utils_b import check_feat_dim, check_rows, expand_as_pair, positive_int, src_dst_feats
+from .._checks import check_feat_dim, check_rows, expand_as_pair, positive_int, src_dst_feats
 
 __all__ = ["NNConv"]
 

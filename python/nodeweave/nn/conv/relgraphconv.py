@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional
 from nodeweave import ops
 
 from .._ns import T, nn
-from .._utils_b import check_feat_dim, check_rows, positive_int, src_dst_feats
+from .._checks import check_feat_dim, check_rows, positive_int, src_dst_feats
 from ..linear import TypedLinear
 
 __all__ = ["RelGraphConv"]

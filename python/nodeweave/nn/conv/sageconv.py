@@ -19,7 +19,7 @@ from nodeweave import function as fn
 from nodeweave import ops
 
 from .._ns import T, nn, F
-from .._utils_b import check_feat_dim, check_rows, expand_as_pair, is_block, positive_int, src_dst_feats
+from .._checks import check_feat_dim, check_rows, expand_as_pair, is_block, positive_int, src_dst_feats
 
 __all__ = ["SAGEConv"]
 

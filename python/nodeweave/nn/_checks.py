@@ -2,7 +2,7 @@
 pairs, argument checks that name the argument, and id tensors built on a feature's device.
 
 >>> import nodeweave as nw, nodeweave.core as nc
->>> from nodeweave.nn._utils_b import expand_as_pair, src_dst_feats
+>>> from nodeweave.nn._checks import expand_as_pair, src_dst_feats
 >>> expand_as_pair(4)
 (4, 4)
 >>> g = nw.heterograph({("_U", "_E", "_V"): ([0, 1], [0, 0])}, num_nodes_dict={"_U": 2, "_V": 1})
@@ -18,36 +18,10 @@ from typing import Any, Mapping, Optional, Tuple
 import numpy as np
 
 from ._ns import T
+from ._utils import expand_as_pair, is_block  # noqa: F401 - one copy, re-exported for the layers below
 
 __all__ = ["expand_as_pair", "is_block", "src_dst_feats", "check_rows", "check_feat_dim", "id_tensor",
            "to_numpy_ids", "relation_graph", "positive_int", "resolve_ntype"]
-
-
-def expand_as_pair(input_: Any, g: Any = None) -> Tuple[Any, Any]:
-    """``input_`` as a ``(source, destination)`` pair, as DGL's helper of the same name: a pair is
-    returned as is; on a block the destination part is the first ``num_dst_nodes`` rows (per node
-    type for a dict); otherwise the input is used for both sides.
-
-    >>> expand_as_pair((3, 5))
-    (3, 5)
-    """
-    if isinstance(input_, tuple):
-        return input_
-    if g is not None and is_block(g):
-        if isinstance(input_, Mapping):
-            return input_, {k: v[:g.num_dst_nodes(k)] for k, v in input_.items()}
-        return input_, input_[:g.num_dst_nodes()]
-    return input_, input_
-
-
-def is_block(g: Any) -> bool:
-    """Whether ``g`` is a message-flow block (its destination nodes are the first source nodes).
-
-    >>> import nodeweave as nw
-    >>> is_block(nw.graph(([0], [1])))
-    False
-    """
-    return bool(getattr(g, "is_block", False))
 
 
 def positive_int(value: Any, name: str, cls: str, allow_zero: bool = False) -> int:
