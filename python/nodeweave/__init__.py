@@ -24,3 +24,6 @@ from nodeweave.graph.transforms import (reverse, add_self_loop, remove_self_loop
                                         to_heterogeneous, reorder_graph, NID, EID)
 from nodeweave.graph.batch import batch, unbatch, batch_num_nodes, batch_num_edges  # noqa: E402,F401
 from nodeweave.graph.io import save_graphs, load_graphs  # noqa: E402,F401
+
+# Dataset loaders (nodeweave.data)
+from nodeweave import data  # noqa: E402,F401
