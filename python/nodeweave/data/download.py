@@ -188,7 +188,7 @@ def ensure_files(files: Sequence[RemoteFile], root: Path, *, download: bool = Tr
         lines = [f"  {root / f.path}  <-  {f.source()}" for f in missing]
         raise FileNotFoundError(f"{owner}: {len(missing)} raw file(s) missing and download=False:\n"
                                 + "\n".join(lines)
-                                + f"\nPut them there, set NODEWEAVE_DATA_DIR to a directory holding them, "
+                                + "\nPut them there, set NODEWEAVE_DATA_DIR to a directory holding them, "
                                   "or pass download=True.")
     base = mirror_url(mirror)
     unknown = [f for f in missing if f.sha256 is None]
