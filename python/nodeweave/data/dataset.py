@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -101,7 +101,7 @@ class Dataset:
     def __getitem__(self, idx: int) -> Any:
         raise NotImplementedError
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         for i in range(len(self)):
             yield self[i]
 
@@ -140,7 +140,7 @@ class Subset:
     def __getitem__(self, i: int) -> Any:
         return self.dataset[int(self.indices[i])]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         for i in range(len(self)):
             yield self[i]
 

@@ -39,12 +39,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
-import tarfile
 import tempfile
-import urllib.error
 import urllib.parse
-import urllib.request
-import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -238,6 +234,10 @@ def _fetch_from_mirror(f: RemoteFile, root: Path, base: str, progress: bool | No
 
 
 def _open_url(url: str):
+    # urllib.request, zipfile and tarfile are imported where used: `import nodeweave` stays light
+    import urllib.error
+    import urllib.request
+
     if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
         raise DownloadError(f"refusing to download {url!r}: only http:// and https:// URLs are fetched")
     req = urllib.request.Request(url, headers={"User-Agent": "nodeweave-data"})
@@ -326,6 +326,9 @@ def download_url(url: str, dest: str | os.PathLike, sha256: str | None, *, newli
 
 def _open_archive(archive: Path, url: str):
     """The opened zip or tar archive and ``{member name: info}`` for its regular files."""
+    import tarfile
+    import zipfile
+
     if zipfile.is_zipfile(archive):
         zf = zipfile.ZipFile(archive)
         return zf, {i.filename: i for i in zf.infolist() if not i.is_dir()}
@@ -338,6 +341,9 @@ def _open_archive(archive: Path, url: str):
 
 
 def _read_member(arc, info, url: str, name: str):
+    import tarfile
+    import zipfile
+
     try:
         if isinstance(arc, zipfile.ZipFile):
             return arc.open(info)
