@@ -44,6 +44,8 @@ def offline(monkeypatch) -> list:
 
     monkeypatch.setattr(socket, "create_connection", guarded)
     monkeypatch.delenv("NODEWEAVE_DATA_MIRROR", raising=False)
+    for var in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(var, raising=False)  # urllib would send even 127.0.0.1 requests to a proxy
     return refused
 
 

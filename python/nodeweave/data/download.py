@@ -227,7 +227,7 @@ def _fetch_from_mirror(f: RemoteFile, root: Path, base: str, progress: bool | No
     try:
         download_url(url, dest, f.sha256, newline_lf=f.newline_lf, progress=progress)
     except DownloadError as e:
-        if not (f.gzip_ok and getattr(e, "status", None) == 404):
+        if not (f.gzip_ok and e.status == 404):
             raise
         download_url(url + ".gz", dest.with_name(dest.name + ".gz"), f.sha256, gunzip_check=True,
                      progress=progress)
@@ -238,15 +238,17 @@ def _open_url(url: str):
     import urllib.error
     import urllib.request
 
-    if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https"):
         raise DownloadError(f"refusing to download {url!r}: only http:// and https:// URLs are fetched")
     req = urllib.request.Request(url, headers={"User-Agent": "nodeweave-data"})
+    # a proxy cannot reach this machine's loopback mirror: talk to it directly
+    opener = (urllib.request.build_opener(urllib.request.ProxyHandler({}))
+              if parts.hostname in ("127.0.0.1", "localhost", "::1") else urllib.request.build_opener())
     try:
-        return urllib.request.urlopen(req, timeout=_TIMEOUT_S)
+        return opener.open(req, timeout=_TIMEOUT_S)
     except urllib.error.HTTPError as e:
-        err = DownloadError(f"downloading {url} failed: HTTP {e.code} {e.reason}")
-        err.status = e.code  # type: ignore[attr-defined]
-        raise err from None
+        raise DownloadError(f"downloading {url} failed: HTTP {e.code} {e.reason}", status=e.code) from None
     except (urllib.error.URLError, OSError) as e:
         raise DownloadError(f"downloading {url} failed: {getattr(e, 'reason', e)}") from None
 

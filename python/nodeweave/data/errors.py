@@ -56,4 +56,11 @@ class ChecksumUnknownError(RuntimeError):
 
 
 class DownloadError(OSError):
-    """Fetching a URL failed (HTTP error, unreachable host, archive without the expected member)."""
+    """Fetching a URL failed (HTTP error, unreachable host, archive without the expected member).
+
+    ``status`` is the HTTP status code when the server answered with an error, else None.
+    """
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
