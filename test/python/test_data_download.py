@@ -249,3 +249,11 @@ def test_remote_file_sources_are_described():
     f = RemoteFile("a/b.txt", None, "https://x.org/b.zip", member="B/b.txt")
     assert f.source() == "B/b.txt inside https://x.org/b.zip"
     assert "no public download URL" in RemoteFile("a", None, None).source()
+
+
+def test_downloads_work_without_tqdm(shared, offline, tmp_path, monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)  # import fails: tqdm is optional
+    with serve(shared) as (base, _):
+        ds = NationsDataset(raw_dir=tmp_path, mirror=base, progress=True)
+    assert ds.train.shape == (1592, 3)

@@ -253,8 +253,24 @@ def _open_url(url: str):
         raise DownloadError(f"downloading {url} failed: {getattr(e, 'reason', e)}") from None
 
 
+class _NoBar:
+    """Stands in for a tqdm bar when tqdm is not installed (it is optional)."""
+
+    def __enter__(self) -> "_NoBar":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def update(self, n: int) -> None:
+        pass
+
+
 def _progress_bar(total: int | None, desc: str, progress: bool | None):
-    from tqdm.auto import tqdm
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return _NoBar()
     # disable=None: show the bar on a terminal only, keep logs and CI output clean
     return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=desc, leave=False,
                 disable=None if progress is None else not progress)

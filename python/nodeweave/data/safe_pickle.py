@@ -120,7 +120,10 @@ def load_pickle(path: str | os.PathLike, allowed: Mapping[tuple[str, str], Any] 
 
 def to_csr(obj: Any, path: Any) -> Any:
     """A validated ``scipy.sparse.csr_matrix`` from a :class:`SparseRecord`."""
-    import scipy.sparse as sp
+    try:
+        import scipy.sparse as sp
+    except ImportError:
+        raise ImportError(f"reading {path} needs SciPy (pip install scipy)") from None
 
     if not isinstance(obj, SparseRecord) or not isinstance(getattr(obj, "state", None), dict):
         raise DataFormatError(path, f"expected a pickled scipy.sparse.csr_matrix, got {type(obj).__name__}")
