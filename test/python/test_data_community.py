@@ -112,3 +112,27 @@ def test_str_table_and_text(tmp_path):
     path.write_bytes(b"ok\nstill ok\nbad \xff byte\n")
     with pytest.raises(DataFormatError, match=r"bad\.txt:3: not valid UTF-8"):
         read_text(path)
+
+
+def test_fuzzed_tables_never_crash(shared):
+    import random
+    lines = (shared / "tu/MUTAG/MUTAG_A.txt").read_bytes().split(b"\n")[:50]
+    rng = random.Random(99)
+    alphabet = b"0123456789,-+. \t\r\nxe\xff"
+    errors = 0
+    for _ in range(3000):
+        body = bytearray(b"\n".join(rng.sample(lines, 5)))
+        for _ in range(rng.randint(1, 3)):
+            pos = rng.randrange(len(body) + 1)
+            body[pos:pos + rng.randint(0, 2)] = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 3)))
+        data = bytes(body)
+        for parse in (lambda d: int_table(d, "A.txt", 2), lambda d: str_table(d.decode("latin1"), "T.txt", 2, ",")):
+            try:
+                out = parse(data)
+            except DataFormatError as e:
+                errors += 1
+                assert 1 <= e.line <= data.count(b"\n") + 1
+                assert str(e).startswith(("A.txt", "T.txt"))
+            else:
+                assert len(out) <= data.count(b"\n") + 1
+    assert errors > 1000

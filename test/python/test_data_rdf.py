@@ -168,8 +168,8 @@ def test_fuzzed_lines_never_crash(shared):
     rng = random.Random(1234)
     alphabet = b'<>"\\_:.@^# \t\r\x00\xff\xc3abcu0123456789'
     errors = 0
-    for trial in range(3000):
-        line = bytearray(rng.choice(lines))
+    for trial in range(10000):
+        line = bytearray(rng.choice(lines)) if trial % 10 else bytearray(rng.randbytes(rng.randint(0, 60)))
         for _ in range(rng.randint(1, 3)):
             op = rng.randrange(4)
             pos = rng.randrange(len(line) + 1)
@@ -181,12 +181,17 @@ def test_fuzzed_lines_never_crash(shared):
                 line = line[:pos]
             else:
                 line[pos:pos] = bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 8)))
+        data = bytes(line)
         try:
-            parse_ntriples(bytes(line), "fuzz.nt")
+            parse_ntriples(data, "fuzz.nt")
         except DataFormatError as e:
             errors += 1
-            assert str(e).startswith("fuzz.nt:1:") and e.line == 1
-    assert errors > 1000  # most mutations are malformed; every one was reported, none crashed
+            parts = data.split(b"\n")  # random bytes may hold newlines: the first bad line is reported
+            assert 1 <= e.line <= len(parts) and str(e).startswith(f"fuzz.nt:{e.line}:{e.column}: ")
+            parse_ntriples(b"\n".join(parts[:e.line - 1]), "ok.nt")
+            with pytest.raises(DataFormatError):
+                parse_ntriples(parts[e.line - 1], "alone.nt")
+    assert errors > 5000  # most mutations are malformed; every one was reported, none crashed
 
 
 def test_read_ntriples_names_file_and_line(tmp_path):

@@ -34,6 +34,7 @@ __all__ = ["read_bytes", "read_text", "int_table", "float_table", "str_table"]
 
 _FIELD_SPLIT = re.compile(rb"[,\s]+")
 _WS_SPLIT = re.compile(rb"\s+")
+_INT = re.compile(rb"[+-]?[0-9]+")
 
 
 def read_bytes(path: str | os.PathLike) -> bytes:
@@ -71,7 +72,6 @@ def _lines_for_check(data: bytes) -> int:
 def _diagnose(data: bytes, path: Any, ncols: int | None, kind: str, commas: bool) -> None:
     """Walks the lines to raise a precise error for the first bad one."""
     splitter = _FIELD_SPLIT if commas else _WS_SPLIT
-    conv = int if kind == "int" else float
     lines = data.split(b"\n")
     last = len(lines)
     while last and not lines[last - 1].strip():
@@ -84,13 +84,21 @@ def _diagnose(data: bytes, path: Any, ncols: int | None, kind: str, commas: bool
         if ncols is not None and len(fields) != ncols:
             raise DataFormatError(path, f"expected {ncols} numbers, got {len(fields)}: {_show(raw)}", line=i)
         for fld in fields:
-            try:
-                v = conv(fld)
-            except ValueError:
+            # stricter than int()/float(): no '_' digit separators, ASCII only, as NumPy parses them
+            ok = _INT.fullmatch(fld) if kind == "int" else (b"_" not in fld and _is_float(fld))
+            if not ok:
                 what = "an integer" if kind == "int" else "a number"
-                raise DataFormatError(path, f"{_show(fld)} is not {what} (line {_show(raw)})", line=i) from None
-            if kind == "int" and not -(1 << 63) <= v < (1 << 63):
+                raise DataFormatError(path, f"{_show(fld)} is not {what} (line {_show(raw)})", line=i)
+            if kind == "int" and not -(1 << 63) <= int(fld) < (1 << 63):
                 raise DataFormatError(path, f"{_show(fld)} is outside the int64 range", line=i)
+
+
+def _is_float(b: bytes) -> bool:
+    try:
+        float(b)
+    except ValueError:
+        return False
+    return True
 
 
 def _show(b: bytes) -> str:
