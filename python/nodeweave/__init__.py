@@ -30,3 +30,5 @@ from nodeweave.graph.io import save_graphs, load_graphs  # noqa: E402,F401
 from nodeweave.nn.readout import (readout_nodes, readout_edges, sum_nodes, sum_edges,  # noqa: E402,F401
                                   mean_nodes, mean_edges, max_nodes, max_edges, softmax_nodes,
                                   softmax_edges, broadcast_nodes, broadcast_edges, topk_nodes, topk_edges)
+# Dataset loaders (nodeweave.data)
+from nodeweave import data  # noqa: E402,F401
