@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from tqdm import tqdm
 
-from _common import F, History, accuracy, base_parser, nc, nn, nw, optim, run_seeds
+from _common import F, History, accuracy, base_parser, nc, nn, optim, run_seeds
 
 from nodeweave.data import AIFBDataset
 from nodeweave.nn import RelGraphConv
@@ -52,20 +52,17 @@ def main() -> None:
     args = p.parse_args()
 
     ds = AIFBDataset(raw_dir=args.data_dir) if args.data_dir else AIFBDataset()
-    hg = ds[0]
-    cat = ds.predict_category
-    g = nw.to_homogeneous(hg)
+    # R-GCN's graph: every entity one node, 45 relations plus their reverses (edata['rel_type']),
+    # labels and masks on the 'Personen' nodes.
+    g = ds.to_homogeneous()
+    etypes = g.edata["rel_type"]
     dst = g.edges()[1].numpy()
-    etypes = g.edata["_TYPE"]
     norm = nc.tensor(relation_norm(dst, etypes.numpy(), g.num_nodes()))
-    num_rels = len(hg.canonical_etypes)
-    # Category nodes keep their within-type ids in '_ID'; their merged ids follow the type order.
-    offset = sum(hg.num_nodes(nt) for nt in hg.ntypes[:hg.ntypes.index(cat)])
-    train_idx = nc.tensor(np.flatnonzero(hg.nodes[cat].data["train_mask"].numpy()) + offset)
-    test_idx = nc.tensor(np.flatnonzero(hg.nodes[cat].data["test_mask"].numpy()) + offset)
-    labels_all = hg.nodes[cat].data["label"]
-    y_train = labels_all.index_select(0, train_idx - offset)
-    y_test = labels_all.index_select(0, test_idx - offset)
+    num_rels = int(etypes.max().item()) + 1
+    train_idx = nc.tensor(np.flatnonzero(g.ndata["train_mask"].numpy()))
+    test_idx = nc.tensor(np.flatnonzero(g.ndata["test_mask"].numpy()))
+    y_train = g.ndata["label"].index_select(0, train_idx)
+    y_test = g.ndata["label"].index_select(0, test_idx)
 
     def one_run(seed: int):
         model = RGCN(g.num_nodes(), args.hidden, ds.num_classes, num_rels, args.num_bases, args.dropout)
