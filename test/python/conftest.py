@@ -1,5 +1,7 @@
 """Shared pytest fixtures: a seeded NumPy generator and a helper for non-contiguous views."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -24,3 +26,11 @@ def noncontig(arr: np.ndarray) -> "nc.Tensor":
     assert arr.size <= 1 or not view.is_contiguous()
     np.testing.assert_array_equal(view.numpy(), arr)
     return view
+
+
+def pytest_report_header(config):
+    """Say where the dataset tests read from: without a data directory they try to download."""
+    d = os.environ.get("NODEWEAVE_DATA_DIR")
+    return (f"NODEWEAVE_DATA_DIR={d}" if d else
+            "NODEWEAVE_DATA_DIR is unset: dataset tests and examples will try to download into "
+            "~/.nodeweave/data (scripts/setup.sh sets it to ../shared/data when that exists)")
