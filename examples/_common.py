@@ -69,17 +69,27 @@ class History:
     val_acc: list = field(default_factory=list)
 
 
-def run_node_classification(model: nn.Module, forward: Callable[[], nc.Tensor], labels: nc.Tensor,
-                            masks: tuple, args: argparse.Namespace, desc: str,
-                            optimizer: optim.Optimizer | None = None) -> tuple[float, History]:
+@dataclass
+class NodeTask:
+    """A graph with node features, labels and the train/validation/test masks."""
+
+    g: nw.HeteroGraph
+    x: nc.Tensor
+    labels: nc.Tensor
+    masks: tuple
+    n_classes: int
+
+
+def run_node_classification(model: nn.Module, forward: Callable[[], nc.Tensor], task: NodeTask,
+                            args: argparse.Namespace, desc: str) -> tuple[float, History]:
     """Full-graph training with Adam and model selection on validation accuracy (ties broken by the
     lower validation loss): returns the test accuracy of the selected epoch and the curves.
 
     ``forward()`` runs the model on the whole graph and returns logits for every node.
     """
-    train_idx, val_idx, test_idx = (nc.tensor(np.flatnonzero(m.numpy())) for m in masks)
-    y_train, y_val, y_test = (labels.index_select(0, i) for i in (train_idx, val_idx, test_idx))
-    opt = optimizer or optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    train_idx, val_idx, test_idx = (nc.tensor(np.flatnonzero(m.numpy())) for m in task.masks)
+    y_train, y_val, y_test = (task.labels.index_select(0, i) for i in (train_idx, val_idx, test_idx))
+    opt = optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     hist = History()
     best = (-1.0, float("inf"))
     best_state = None
@@ -164,13 +174,19 @@ def plot_curves(hists: list, path: str) -> None:
     print(f"training curves written to {path}", flush=True)
 
 
-def load_planetoid(name: str, data_dir: str | None):
-    """Cora / Citeseer from nodeweave.data with the public Planetoid split."""
+def load_planetoid(name: str, data_dir: str | None, self_loops: bool) -> NodeTask:
+    """Cora / Citeseer from nodeweave.data with the public Planetoid split; the loader row-normalizes
+    the features as the papers do. ``self_loops`` gives every node exactly one self-loop."""
     from nodeweave import data
 
     cls = {"cora": data.CoraGraphDataset, "citeseer": data.CiteseerGraphDataset}[name]
-    return cls(raw_dir=data_dir)[0] if data_dir else cls()[0]
+    ds = cls(raw_dir=data_dir)
+    g = ds[0]
+    if self_loops:
+        g = nw.add_self_loop(nw.remove_self_loop(g))
+    masks = (g.ndata["train_mask"], g.ndata["val_mask"], g.ndata["test_mask"])
+    return NodeTask(g, g.ndata["feat"], g.ndata["label"], masks, ds.num_classes)
 
 
-__all__ = ["nw", "nc", "nn", "F", "optim", "base_parser", "set_seed", "accuracy", "History",
+__all__ = ["nw", "nc", "nn", "F", "optim", "base_parser", "set_seed", "accuracy", "History", "NodeTask",
            "run_node_classification", "run_seeds", "report", "plot_curves", "load_planetoid"]

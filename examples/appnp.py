@@ -9,7 +9,7 @@ Run:  PYTHONPATH=python python examples/appnp.py --dataset cora --runs 10
 
 from __future__ import annotations
 
-from _common import F, base_parser, load_planetoid, nn, nw, run_node_classification, run_seeds
+from _common import F, base_parser, load_planetoid, nn, run_node_classification, run_seeds
 
 from nodeweave.nn import APPNPConv
 
@@ -39,15 +39,12 @@ def main() -> None:
     p.add_argument("--edge-drop", type=float, default=0.5)
     args = p.parse_args()
 
-    g = load_planetoid(args.dataset, args.data_dir)
-    g = nw.add_self_loop(nw.remove_self_loop(g))
-    x, labels = g.ndata["feat"], g.ndata["label"]
-    masks = (g.ndata["train_mask"], g.ndata["val_mask"], g.ndata["test_mask"])
-    n_classes = int(labels.max().item()) + 1
+    task = load_planetoid(args.dataset, args.data_dir, self_loops=True)
 
     def one_run(seed: int):
-        model = APPNP(x.shape[1], args.hidden, n_classes, args.dropout, args.k, args.alpha, args.edge_drop)
-        return run_node_classification(model, lambda: model(g, x), labels, masks, args,
+        model = APPNP(task.x.shape[1], args.hidden, task.n_classes, args.dropout, args.k, args.alpha,
+                      args.edge_drop)
+        return run_node_classification(model, lambda: model(task.g, task.x), task, args,
                                        desc=f"APPNP {args.dataset} seed {seed}")
 
     run_seeds(args, one_run)

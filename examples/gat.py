@@ -10,7 +10,7 @@ Run:  PYTHONPATH=python python examples/gat.py --dataset cora --runs 10
 
 from __future__ import annotations
 
-from _common import F, base_parser, load_planetoid, nn, nw, run_node_classification, run_seeds
+from _common import F, base_parser, load_planetoid, nn, run_node_classification, run_seeds
 
 from nodeweave.nn import GATConv
 
@@ -37,15 +37,11 @@ def main() -> None:
     p.add_argument("--dropout", type=float, default=0.6)
     args = p.parse_args()
 
-    g = load_planetoid(args.dataset, args.data_dir)
-    g = nw.add_self_loop(nw.remove_self_loop(g))
-    x, labels = g.ndata["feat"], g.ndata["label"]
-    masks = (g.ndata["train_mask"], g.ndata["val_mask"], g.ndata["test_mask"])
-    n_classes = int(labels.max().item()) + 1
+    task = load_planetoid(args.dataset, args.data_dir, self_loops=True)
 
     def one_run(seed: int):
-        model = GAT(x.shape[1], args.hidden, args.heads, n_classes, args.out_heads, args.dropout)
-        return run_node_classification(model, lambda: model(g, x), labels, masks, args,
+        model = GAT(task.x.shape[1], args.hidden, args.heads, task.n_classes, args.out_heads, args.dropout)
+        return run_node_classification(model, lambda: model(task.g, task.x), task, args,
                                        desc=f"GAT {args.dataset} seed {seed}")
 
     run_seeds(args, one_run)

@@ -9,7 +9,7 @@ Run:  PYTHONPATH=python python examples/gcn.py --dataset cora --runs 10
 
 from __future__ import annotations
 
-from _common import F, base_parser, load_planetoid, nc, nn, nw, run_node_classification, run_seeds
+from _common import F, base_parser, load_planetoid, nn, run_node_classification, run_seeds
 
 from nodeweave.nn import GraphConv
 
@@ -26,12 +26,6 @@ class GCN(nn.Module):
         return self.conv2(g, self.dropout(h))
 
 
-def row_normalize(x: nc.Tensor) -> nc.Tensor:
-    """Each node's features divided by their sum (the paper's preprocessing; rows of zeros stay 0)."""
-    s = x.sum(1, keepdim=True)
-    return x / nc.where(s == 0, nc.ones_like(s), s)
-
-
 def main() -> None:
     p = base_parser(__doc__.splitlines()[0], epochs=200, lr=0.01, weight_decay=5e-4)
     p.add_argument("--dataset", choices=["cora", "citeseer"], default="cora")
@@ -39,16 +33,11 @@ def main() -> None:
     p.add_argument("--dropout", type=float, default=0.5)
     args = p.parse_args()
 
-    g = load_planetoid(args.dataset, args.data_dir)
-    g = nw.add_self_loop(nw.remove_self_loop(g))
-    x = row_normalize(g.ndata["feat"])
-    labels = g.ndata["label"]
-    masks = (g.ndata["train_mask"], g.ndata["val_mask"], g.ndata["test_mask"])
-    n_classes = int(labels.max().item()) + 1
+    task = load_planetoid(args.dataset, args.data_dir, self_loops=True)
 
     def one_run(seed: int):
-        model = GCN(x.shape[1], args.hidden, n_classes, args.dropout)
-        return run_node_classification(model, lambda: model(g, x), labels, masks, args,
+        model = GCN(task.x.shape[1], args.hidden, task.n_classes, args.dropout)
+        return run_node_classification(model, lambda: model(task.g, task.x), task, args,
                                        desc=f"GCN {args.dataset} seed {seed}")
 
     run_seeds(args, one_run)

@@ -77,7 +77,7 @@ def main() -> None:
     p.add_argument("--run-folds", type=int, default=None, help="run only the first N folds (quick checks)")
     args = p.parse_args()
     setup(args)
-    ds = TUDataset(args.dataset, raw_dir=args.data_dir) if args.data_dir else TUDataset(args.dataset)
+    ds = TUDataset(args.dataset, raw_dir=args.data_dir)
     in_dim = ds[0][0].ndata["feat"].shape[1]
 
     accs, hists = [], []

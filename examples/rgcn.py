@@ -51,7 +51,7 @@ def main() -> None:
     p.add_argument("--dropout", type=float, default=0.0)
     args = p.parse_args()
 
-    ds = AIFBDataset(raw_dir=args.data_dir) if args.data_dir else AIFBDataset()
+    ds = AIFBDataset(raw_dir=args.data_dir)
     # R-GCN's graph: every entity one node, 45 relations plus their reverses (edata['rel_type']),
     # labels and masks on the 'Personen' nodes.
     g = ds.to_homogeneous()

@@ -34,14 +34,11 @@ def main() -> None:
     p.add_argument("--dropout", type=float, default=0.5)
     args = p.parse_args()
 
-    g = load_planetoid(args.dataset, args.data_dir)
-    x, labels = g.ndata["feat"], g.ndata["label"]
-    masks = (g.ndata["train_mask"], g.ndata["val_mask"], g.ndata["test_mask"])
-    n_classes = int(labels.max().item()) + 1
+    task = load_planetoid(args.dataset, args.data_dir, self_loops=False)
 
     def one_run(seed: int):
-        model = GraphSAGE(x.shape[1], args.hidden, n_classes, args.aggregator, args.dropout)
-        return run_node_classification(model, lambda: model(g, x), labels, masks, args,
+        model = GraphSAGE(task.x.shape[1], args.hidden, task.n_classes, args.aggregator, args.dropout)
+        return run_node_classification(model, lambda: model(task.g, task.x), task, args,
                                        desc=f"SAGE {args.dataset} seed {seed}")
 
     run_seeds(args, one_run)

@@ -9,7 +9,7 @@ Run:  PYTHONPATH=python python examples/sgc.py --dataset cora --runs 10
 
 from __future__ import annotations
 
-from _common import base_parser, load_planetoid, nw, run_node_classification, run_seeds
+from _common import base_parser, load_planetoid, run_node_classification, run_seeds
 
 from nodeweave.nn import SGConv
 
@@ -20,15 +20,11 @@ def main() -> None:
     p.add_argument("--k", type=int, default=2, help="propagation steps")
     args = p.parse_args()
 
-    g = load_planetoid(args.dataset, args.data_dir)
-    g = nw.add_self_loop(nw.remove_self_loop(g))
-    x, labels = g.ndata["feat"], g.ndata["label"]
-    masks = (g.ndata["train_mask"], g.ndata["val_mask"], g.ndata["test_mask"])
-    n_classes = int(labels.max().item()) + 1
+    task = load_planetoid(args.dataset, args.data_dir, self_loops=True)
 
     def one_run(seed: int):
-        model = SGConv(x.shape[1], n_classes, k=args.k, cached=True)
-        return run_node_classification(model, lambda: model(g, x), labels, masks, args,
+        model = SGConv(task.x.shape[1], task.n_classes, k=args.k, cached=True)
+        return run_node_classification(model, lambda: model(task.g, task.x), task, args,
                                        desc=f"SGC {args.dataset} seed {seed}")
 
     run_seeds(args, one_run)

@@ -120,8 +120,8 @@ def main() -> None:
     if args.threads:
         nc.set_num_threads(args.threads)
     print(f"threads={nc.get_num_threads()}  median of {args.reps} epochs after {args.warmup} warm-up")
-    print(f"| model | graph | nodes | edges | epoch ms | graph kernels | dense ops | other |")
-    print(f"|---|---|---:|---:|---:|---:|---:|---:|")
+    print("| model | graph | nodes | edges | epoch ms | graph kernels | dense ops | other |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for gname, g, x, y in datasets(args):
         n_classes = int(y.max().item()) + 1
         for mname in args.models.split(","):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import BinaryIO, Callable
+from typing import BinaryIO, Callable, Mapping
 
 ALIGN = 64
 _CHUNK = 1 << 24  # padding is read and checked in chunks of at most this many bytes
@@ -64,6 +64,39 @@ def require(cond: bool, msg: str) -> None:
 
 def is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_entries(header: dict, key: str, what: str, itemsize: Mapping[str, int],
+                  max_dims: int) -> list:
+    """Checks the table ``header[key]`` that locates each array in the data section: a known dtype
+    (``itemsize`` maps the names allowed to their sizes), a valid shape, ``nbytes`` matching both,
+    an aligned offset past the previous array, an end inside ``header['data_size']``, and a CRC-32.
+    ``what`` names one entry in messages (``'tensor'``, ``'array'``). Returns the entries."""
+    data_size = header.get("data_size")
+    require(is_int(data_size) and data_size >= 0, "header field 'data_size' is missing or invalid")
+    entries = header.get(key)
+    require(isinstance(entries, list), f"header field {key!r} is missing or not a list")
+    end = 0
+    for i, e in enumerate(entries):
+        require(isinstance(e, dict), f"{what} entry {i} is not an object")
+        dt = e.get("dtype")
+        require(isinstance(dt, str) and dt in itemsize, f"{what} {i} has an unknown dtype {dt!r}")
+        shape = e.get("shape")
+        require(isinstance(shape, list) and len(shape) <= max_dims
+                and all(is_int(s) and 0 <= s < 2 ** 62 for s in shape),
+                f"{what} {i} has an invalid shape {shape!r}")
+        numel = 1
+        for s in shape:
+            numel *= s
+        nbytes, offset = e.get("nbytes"), e.get("offset")
+        require(is_int(nbytes) and nbytes == numel * itemsize[dt],
+                f"{what} {i}: nbytes {nbytes!r} does not match dtype {dt} and shape {shape}")
+        require(is_int(offset) and offset >= end and offset % ALIGN == 0,
+                f"{what} {i}: offset {offset!r} is misaligned or overlaps the previous {what}")
+        end = offset + nbytes
+        require(end <= data_size, f"{what} {i} ends at byte {end} of a {data_size}-byte data section")
+        require(is_int(e.get("crc32")) and 0 <= e["crc32"] < 2 ** 32, f"{what} {i} has an invalid crc32")
+    return entries
 
 
 def read_exact_into(src: BinaryIO, view: memoryview) -> None:

@@ -57,9 +57,9 @@ from collections import OrderedDict
 from typing import Any, BinaryIO, Dict, List, Union
 
 from nodeweave import _C
-from nodeweave._binfile import ALIGN, FormatError as _Corrupt
+from nodeweave._binfile import FormatError as _Corrupt
 from nodeweave._binfile import align as _align
-from nodeweave._binfile import atomic_write
+from nodeweave._binfile import atomic_write, check_entries
 from nodeweave._binfile import is_int as _is_int
 from nodeweave._binfile import read_exact_into as _read_exact_into
 from nodeweave._binfile import require as _require
@@ -75,6 +75,7 @@ _MAX_DEPTH = 200  # each level costs Python stack frames; the default limit is 1
 _MAX_DIMS = 64
 _DTYPES = {name: getattr(_C.dtype, name) for name in
            ("bool", "uint8", "int8", "int32", "int64", "float16", "bfloat16", "float32", "float64")}
+_ITEMSIZE = {name: dt.itemsize for name, dt in _DTYPES.items()}
 
 PathOrFile = Union[str, "os.PathLike[str]", BinaryIO]
 
@@ -189,29 +190,8 @@ def save(obj: Any, f: PathOrFile) -> None:
 
 # ---------------------------------------------------------------- load
 def _check_entries(header: Dict[str, Any]) -> List[Dict[str, Any]]:
-    data_size = header.get("data_size")
-    _require(_is_int(data_size) and data_size >= 0, "header field 'data_size' is missing or invalid")
-    entries = header.get("tensors")
-    _require(isinstance(entries, list), "header field 'tensors' is missing or not a list")
-    end = 0
+    entries = check_entries(header, "tensors", "tensor", _ITEMSIZE, _MAX_DIMS)
     for i, e in enumerate(entries):
-        _require(isinstance(e, dict), f"tensor entry {i} is not an object")
-        dt = e.get("dtype")
-        _require(isinstance(dt, str) and dt in _DTYPES, f"tensor {i} has an unknown dtype {dt!r}")
-        shape = e.get("shape")
-        _require(isinstance(shape, list) and len(shape) <= _MAX_DIMS and all(_is_int(s) and s >= 0 for s in shape),
-                 f"tensor {i} has an invalid shape {shape!r}")
-        numel = 1
-        for s in shape:
-            numel *= s
-        nbytes, offset = e.get("nbytes"), e.get("offset")
-        _require(_is_int(nbytes) and nbytes == numel * _DTYPES[dt].itemsize,
-                 f"tensor {i}: nbytes {nbytes!r} does not match dtype {dt} and shape {shape}")
-        _require(_is_int(offset) and offset >= end and offset % ALIGN == 0,
-                 f"tensor {i}: offset {offset!r} is misaligned or overlaps the previous tensor")
-        end = offset + nbytes
-        _require(end <= data_size, f"tensor {i} ends at byte {end} of a {data_size}-byte data section")
-        _require(_is_int(e.get("crc32")) and 0 <= e["crc32"] < 2 ** 32, f"tensor {i} has an invalid crc32")
         _require(isinstance(e.get("requires_grad"), bool), f"tensor {i} has an invalid requires_grad flag")
     return entries
 

@@ -51,9 +51,9 @@ from typing import Any, BinaryIO, Sequence
 import numpy as np
 
 from nodeweave import backend
-from nodeweave._binfile import ALIGN, FormatError as _Corrupt
+from nodeweave._binfile import FormatError as _Corrupt
 from nodeweave._binfile import align as _align
-from nodeweave._binfile import atomic_write
+from nodeweave._binfile import atomic_write, check_entries
 from nodeweave._binfile import is_int as _is_int
 from nodeweave._binfile import read_exact_into, skip_zeros as _skip_zeros
 from nodeweave._binfile import require as _require
@@ -66,6 +66,7 @@ FORMAT_VERSION = 1
 _PREAMBLE = struct.Struct("<8sIQI")  # magic, version, header length, header crc
 _DTYPES = ("bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64")
 _MAX_DIMS = 32
+_ITEMSIZE = {name: np.dtype(name).itemsize for name in _DTYPES}
 _MAX_COUNT = 2 ** 48  # nodes of one type: far past any real graph, far below int64 overflow
 
 
@@ -181,33 +182,6 @@ def save_graphs(path: str | os.PathLike, graphs: HeteroGraph | Sequence[HeteroGr
 
 
 # ---------------------------------------------------------------- load
-def _check_arrays(header: dict) -> list[dict]:
-    data_size = header.get("data_size")
-    _require(_is_int(data_size) and data_size >= 0, "header field 'data_size' is missing or invalid")
-    entries = header.get("arrays")
-    _require(isinstance(entries, list), "header field 'arrays' is missing or not a list")
-    end = 0
-    for i, e in enumerate(entries):
-        _require(isinstance(e, dict), f"array entry {i} is not an object")
-        dt = e.get("dtype")
-        _require(isinstance(dt, str) and dt in _DTYPES, f"array {i} has an unknown dtype {dt!r}")
-        shape = e.get("shape")
-        _require(isinstance(shape, list) and len(shape) <= _MAX_DIMS
-                 and all(_is_int(s) and 0 <= s < 2 ** 62 for s in shape), f"array {i} has an invalid shape")
-        numel = 1
-        for s in shape:
-            numel *= s
-        nbytes, offset = e.get("nbytes"), e.get("offset")
-        _require(_is_int(nbytes) and nbytes == numel * np.dtype(dt).itemsize,
-                 f"array {i}: nbytes {nbytes!r} does not match dtype {dt} and shape {shape}")
-        _require(_is_int(offset) and offset >= end and offset % ALIGN == 0,
-                 f"array {i}: offset {offset!r} is misaligned or overlaps the previous array")
-        end = offset + nbytes
-        _require(end <= data_size, f"array {i} ends at byte {end} of a {data_size}-byte data section")
-        _require(_is_int(e.get("crc32")) and 0 <= e["crc32"] < 2 ** 32, f"array {i} has an invalid crc32")
-    return entries
-
-
 def _index(v: Any, entries: list, what: str, dtypes: tuple, ndim: int | None = None) -> int:
     _require(_is_int(v) and 0 <= v < len(entries), f"{what}: array index {v!r} is out of range")
     e = entries[v]
@@ -363,7 +337,7 @@ def _load_from(src: BinaryIO, size: int, idx_list: Any) -> tuple[list[HeteroGrap
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
         raise _Corrupt(f"header is not valid JSON: {e}") from None
     _require(isinstance(header, dict), "header is not a JSON object")
-    entries = _check_arrays(header)
+    entries = check_entries(header, "arrays", "array", _ITEMSIZE, _MAX_DIMS)
     data_start = _align(_PREAMBLE.size + hlen)
     _require(data_start + header["data_size"] == size,
              f"file is {size} bytes, but the header describes {data_start + header['data_size']}")

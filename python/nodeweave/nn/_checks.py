@@ -13,7 +13,7 @@ pairs, argument checks that name the argument, and id tensors built on a feature
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 

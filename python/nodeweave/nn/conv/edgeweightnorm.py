@@ -3,10 +3,12 @@ take ``edge_weight`` (SGConv, APPNPConv, TAGConv, GCN2Conv) and usable before Gr
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
+
+from nodeweave import function as fn
 
 from .._ns import T, nn
-from .._utils import check_edge_weight
+from .._utils import check_edge_weight, degree_norm
 
 __all__ = ["EdgeWeightNorm"]
 
@@ -68,3 +70,26 @@ class EdgeWeightNorm(nn.Module):
 
     def extra_repr(self) -> str:
         return f"norm={self._norm!r}, eps={self._eps}"
+
+
+def sym_norm_step(name: str, graph: Any, edge_weight: Any, like: Any) -> Callable[[Any], Any]:
+    """One propagation step ``h -> D^-1/2 A D^-1/2 h`` on ``graph`` as a function, for the layers that
+    apply it repeatedly (SGC, TAG, GCNII). With ``edge_weight``, A holds those weights normalized
+    by :class:`EdgeWeightNorm` ``('both')``; without, the degree factors are applied to the node
+    features around a plain copy_u sum. Call it inside ``graph.local_scope()``: it writes the
+    ``'h'`` node feature and the ``'_edge_weight'`` edge feature."""
+    if edge_weight is None:
+        norm = degree_norm(graph, "in", -0.5, like)
+        message = fn.copy_u("h", "m")
+    else:
+        check_edge_weight(name, graph, edge_weight)
+        graph.edata["_edge_weight"] = EdgeWeightNorm("both")(graph, edge_weight)
+        norm, message = None, fn.u_mul_e("h", "_edge_weight", "m")
+
+    def step(h: Any) -> Any:
+        graph.ndata["h"] = h if norm is None else h * norm
+        graph.update_all(message, fn.sum("m", "h"))
+        h = graph.ndata.pop("h")
+        return h if norm is None else h * norm
+
+    return step

@@ -6,12 +6,9 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Optional
 
-from nodeweave import function as fn
-
 from .._ns import T, nn
-from .._utils import (check_edge_weight, check_feat, check_homogeneous, check_zero_in_degree,
-                      degree_norm)
-from .edgeweightnorm import EdgeWeightNorm
+from .._utils import check_feat, check_homogeneous, check_zero_in_degree
+from .edgeweightnorm import sym_norm_step
 
 __all__ = ["GCN2Conv"]
 
@@ -105,21 +102,7 @@ class GCN2Conv(nn.Module):
             if feat_0.shape[0] < n:
                 raise ValueError(f"{name}: feat_0 has {feat_0.shape[0]} rows but the graph has "
                                  f"{n} nodes")
-            message = fn.copy_u("h", "m")
-            norm = None
-            if edge_weight is not None:
-                check_edge_weight(name, graph, edge_weight)
-                graph.edata["_edge_weight"] = EdgeWeightNorm("both")(graph, edge_weight)
-                message = fn.u_mul_e("h", "_edge_weight", "m")
-            else:
-                norm = degree_norm(graph, "in", -0.5, feat)
-                feat = feat * norm
-            graph.ndata["h"] = feat
-            graph.update_all(message, fn.sum("m", "h"))
-            feat = graph.ndata.pop("h")
-            if norm is not None:
-                feat = feat * norm
-            feat = feat * (1 - self.alpha)
+            feat = sym_norm_step(name, graph, edge_weight, feat)(feat) * (1 - self.alpha)
             feat_0 = feat_0[:n] * self.alpha
             beta = self.beta
             if self._project_initial_features:

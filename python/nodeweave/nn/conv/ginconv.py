@@ -15,7 +15,33 @@ __all__ = ["GINConv"]
 _AGGREGATORS = ("sum", "max", "mean")
 
 
-class GINConv(nn.Module):
+class EpsUpdate:
+    """What GIN and GINE share: the update ``apply_func((1 + eps) * h_dst + neigh)`` with ``eps`` a
+    parameter or a buffer, under DGL's attribute names (``apply_func``, ``eps``). A mixin, not a
+    submodule, so that ``state_dict`` keys stay DGL's."""
+
+    def _init_eps_update(self, apply_func: Optional[Callable[[Any], Any]], init_eps: float,
+                         learn_eps: bool) -> None:
+        self.apply_func = apply_func
+        self._init_eps = float(init_eps)
+        if learn_eps:
+            self.eps = nn.Parameter(T.tensor([self._init_eps]))
+        else:
+            self.register_buffer("eps", T.tensor([self._init_eps]))
+
+    def reset_parameters(self) -> None:
+        """Puts :math:`\\epsilon` back to ``init_eps`` and resets ``apply_func`` if it can be."""
+        with T.no_grad():
+            self.eps.fill_(self._init_eps)
+        if hasattr(self.apply_func, "reset_parameters"):
+            self.apply_func.reset_parameters()
+
+    def _eps_update(self, feat_dst: Any, neigh: Any) -> Any:
+        rst = (1 + self.eps) * feat_dst + neigh
+        return rst if self.apply_func is None else self.apply_func(rst)
+
+
+class GINConv(EpsUpdate, nn.Module):
     r"""Graph isomorphism convolution:
     :math:`h_i' = f_\Theta\big((1 + \epsilon) h_i + \mathrm{aggregate}_{j \in N(i)} e_{ji} h_j\big)`.
 
@@ -55,21 +81,9 @@ class GINConv(nn.Module):
         if aggregator_type not in _AGGREGATORS:
             raise KeyError(f"Aggregator type {aggregator_type} not recognized; expected one of "
                            f"{', '.join(_AGGREGATORS)}.")
-        self.apply_func = apply_func
         self._aggregator_type = aggregator_type
         self.activation = activation
-        self._init_eps = float(init_eps)
-        if learn_eps:
-            self.eps = nn.Parameter(T.tensor([self._init_eps]))
-        else:
-            self.register_buffer("eps", T.tensor([self._init_eps]))
-
-    def reset_parameters(self) -> None:
-        """Puts :math:`\\epsilon` back to ``init_eps`` and resets ``apply_func`` if it can be."""
-        with T.no_grad():
-            self.eps.fill_(self._init_eps)
-        if hasattr(self.apply_func, "reset_parameters"):
-            self.apply_func.reset_parameters()
+        self._init_eps_update(apply_func, init_eps, learn_eps)
 
     def forward(self, graph: Any, feat: Any, edge_weight: Any = None):
         """One GIN update of the destination nodes."""
@@ -84,9 +98,7 @@ class GINConv(nn.Module):
                 message = fn.u_mul_e("h", "_edge_weight", "m")
             graph.srcdata["h"] = feat_src
             graph.update_all(message, reducer("m", "neigh"))
-            rst = (1 + self.eps) * feat_dst + graph.dstdata["neigh"]
-            if self.apply_func is not None:
-                rst = self.apply_func(rst)
+            rst = self._eps_update(feat_dst, graph.dstdata["neigh"])
             if self.activation is not None:
                 rst = self.activation(rst)
             return rst

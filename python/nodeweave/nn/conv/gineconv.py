@@ -7,13 +7,14 @@ from typing import Any, Callable, Optional
 
 from nodeweave import function as fn
 
-from .._ns import T, nn, F
+from .._ns import nn, F
 from .._utils import check_feat, check_pair_feats
+from .ginconv import EpsUpdate
 
 __all__ = ["GINEConv"]
 
 
-class GINEConv(nn.Module):
+class GINEConv(EpsUpdate, nn.Module):
     r"""GIN with edge features:
     :math:`h_i' = f_\Theta\big((1 + \epsilon) h_i + \sum_{j \in N(i)} \mathrm{ReLU}(h_j + e_{ji})\big)`.
 
@@ -41,19 +42,7 @@ class GINEConv(nn.Module):
     def __init__(self, apply_func: Optional[Callable[[Any], Any]] = None, init_eps: float = 0.0,
                  learn_eps: bool = False) -> None:
         super().__init__()
-        self.apply_func = apply_func
-        self._init_eps = float(init_eps)
-        if learn_eps:
-            self.eps = nn.Parameter(T.tensor([self._init_eps]))
-        else:
-            self.register_buffer("eps", T.tensor([self._init_eps]))
-
-    def reset_parameters(self) -> None:
-        """Puts :math:`\\epsilon` back to ``init_eps`` and resets ``apply_func`` if it can be."""
-        with T.no_grad():
-            self.eps.fill_(self._init_eps)
-        if hasattr(self.apply_func, "reset_parameters"):
-            self.apply_func.reset_parameters()
+        self._init_eps_update(apply_func, init_eps, learn_eps)
 
     def forward(self, graph: Any, node_feat: Any, edge_feat: Any):
         """One GINE update of the destination nodes."""
@@ -67,7 +56,4 @@ class GINEConv(nn.Module):
             graph.apply_edges(fn.u_add_e("hn", "he", "m"))
             graph.edata["m"] = F.relu(graph.edata["m"])
             graph.update_all(fn.copy_e("m", "m"), fn.sum("m", "neigh"))
-            rst = (1 + self.eps) * feat_dst + graph.dstdata["neigh"]
-            if self.apply_func is not None:
-                rst = self.apply_func(rst)
-            return rst
+            return self._eps_update(feat_dst, graph.dstdata["neigh"])

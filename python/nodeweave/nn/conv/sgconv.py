@@ -5,12 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from nodeweave import function as fn
-
 from .._ns import nn
-from .._utils import (check_edge_weight, check_feat, check_homogeneous, check_zero_in_degree,
-                      degree_norm)
-from .edgeweightnorm import EdgeWeightNorm
+from .._utils import check_feat, check_homogeneous, check_zero_in_degree
+from .edgeweightnorm import sym_norm_step
 
 __all__ = ["SGConv"]
 
@@ -79,22 +76,9 @@ class SGConv(nn.Module):
             if not self._allow_zero_in_degree:
                 check_zero_in_degree(graph, name)
             check_feat(name, "feat", feat, graph.num_nodes(), "nodes", self._in_feats)
-            message = fn.copy_u("h", "m")
-            norm = None
-            if edge_weight is not None:
-                check_edge_weight(name, graph, edge_weight)
-                graph.edata["_edge_weight"] = EdgeWeightNorm("both")(graph, edge_weight)
-                message = fn.u_mul_e("h", "_edge_weight", "m")
-            else:
-                norm = degree_norm(graph, "in", -0.5, feat)
+            step = sym_norm_step(name, graph, edge_weight, feat)
             for _ in range(self._k):
-                if norm is not None:
-                    feat = feat * norm
-                graph.ndata["h"] = feat
-                graph.update_all(message, fn.sum("m", "h"))
-                feat = graph.ndata.pop("h")
-                if norm is not None:
-                    feat = feat * norm
+                feat = step(feat)
             if self.norm is not None:
                 feat = self.norm(feat)
             if self._cached:

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from nodeweave import function as fn
-
 from .._ns import T, nn
-from .._utils import check_edge_weight, check_feat, check_homogeneous, degree_norm
-from .edgeweightnorm import EdgeWeightNorm
+from .._utils import check_feat, check_homogeneous
+from .edgeweightnorm import sym_norm_step
 
 __all__ = ["TAGConv"]
 
@@ -58,23 +56,10 @@ class TAGConv(nn.Module):
         with graph.local_scope():
             check_homogeneous(name, graph)
             check_feat(name, "feat", feat, graph.num_nodes(), "nodes", self._in_feats)
-            norm = None
-            message = fn.copy_u("h", "m")
-            if edge_weight is not None:
-                check_edge_weight(name, graph, edge_weight)
-                graph.edata["_edge_weight"] = EdgeWeightNorm("both")(graph, edge_weight)
-                message = fn.u_mul_e("h", "_edge_weight", "m")
-            else:
-                norm = degree_norm(graph, "in", -0.5, feat)
+            step = sym_norm_step(name, graph, edge_weight, feat)
             fstack = [feat]
             for _ in range(self._k):
-                rst = fstack[-1] if norm is None else fstack[-1] * norm
-                graph.ndata["h"] = rst
-                graph.update_all(message, fn.sum("m", "h"))
-                rst = graph.ndata["h"]
-                if norm is not None:
-                    rst = rst * norm
-                fstack.append(rst)
+                fstack.append(step(fstack[-1]))
             rst = self.lin(T.cat(fstack, dim=-1))
             if self._activation is not None:
                 rst = self._activation(rst)
