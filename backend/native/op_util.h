@@ -1,6 +1,7 @@
 // Internals shared by the native graph ops: the registered op kinds, graph views for the kernels,
 // and argument checks that name what the Python user passed.
 #pragma once
+#include "backend/graph_views.h"
 #include "backend/native/graph_ops.h"
 #include "core_framework/engine/functional.h"
 #include "core_framework/engine/op_def.h"
@@ -37,9 +38,6 @@ inline Attrs graph_attrs(const graph::RelationGraphPtr& g) {
   return a;
 }
 
-sparse::CompressedView in_view(const graph::RelationGraph& g);   // rows = destinations
-sparse::CompressedView out_view(const graph::RelationGraph& g);  // rows = sources
-sparse::CooView coo_view(const graph::RelationGraph& g);
 // An absent operand is a view with data == nullptr.
 ArrayView view_or_absent(const Tensor& t);
 

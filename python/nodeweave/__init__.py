@@ -26,8 +26,8 @@ from nodeweave.graph.transforms import (reverse, add_self_loop, remove_self_loop
 from nodeweave.graph.batch import batch, unbatch, batch_num_nodes, batch_num_edges  # noqa: E402,F401
 from nodeweave.graph.io import save_graphs, load_graphs  # noqa: E402,F401
 
-# Graph readouts at top level, as dgl.sum_nodes etc. (nodeweave/nn/readout.py)
-from nodeweave.nn.readout import (readout_nodes, readout_edges, sum_nodes, sum_edges,  # noqa: E402,F401
+# Graph readouts at top level, as dgl.sum_nodes etc.; each follows the backend of its tensor argument
+from nodeweave.nn import (readout_nodes, readout_edges, sum_nodes, sum_edges,  # noqa: E402,F401
                                   mean_nodes, mean_edges, max_nodes, max_edges, softmax_nodes,
                                   softmax_edges, broadcast_nodes, broadcast_edges, topk_nodes, topk_edges)
 # Dataset loaders (nodeweave.data)

@@ -1,6 +1,7 @@
 // nodeweave._C graph kernels: gspmm, gsddmm, edge_softmax, segment ops, gather_mm, segment_mm as
 // differentiable native ops. Op, reducer and target names are parsed here once, at the boundary.
 #include "backend/native/graph_ops.h"
+#include "graph_op_names.h"
 #include "py_convert.h"
 
 namespace nodeweave::py {
@@ -10,33 +11,6 @@ using backend::BinaryOp;
 using backend::ReduceOp;
 using backend::Target;
 using graph::RelationGraph;
-
-BinaryOp parse_op(const std::string& s) {
-  if (s == "add") return BinaryOp::Add;
-  if (s == "sub") return BinaryOp::Sub;
-  if (s == "mul") return BinaryOp::Mul;
-  if (s == "div") return BinaryOp::Div;
-  if (s == "dot") return BinaryOp::Dot;
-  if (s == "copy_lhs") return BinaryOp::CopyLhs;
-  if (s == "copy_rhs") return BinaryOp::CopyRhs;
-  throw ValueError(
-      str_cat("op must be one of add, sub, mul, div, dot, copy_lhs, copy_rhs; got '", s, "'"));
-}
-
-ReduceOp parse_reduce(const std::string& s) {
-  if (s == "sum") return ReduceOp::Sum;
-  if (s == "max") return ReduceOp::Max;
-  if (s == "min") return ReduceOp::Min;
-  if (s == "mean") return ReduceOp::Mean;
-  throw ValueError(str_cat("reduce must be one of sum, max, min, mean; got '", s, "'"));
-}
-
-Target parse_target(const std::string& s, const char* arg) {
-  if (s == "u" || s == "src") return Target::U;
-  if (s == "e" || s == "edge") return Target::E;
-  if (s == "v" || s == "dst") return Target::V;
-  throw ValueError(str_cat(arg, " must be 'u', 'e' or 'v', got '", s, "'"));
-}
 
 Tensor optional_tensor(pyb::handle obj, const char* arg) {
   if (obj.is_none()) return Tensor();

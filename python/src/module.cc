@@ -38,4 +38,5 @@ PYBIND11_MODULE(_C, m) {
   bind_optim(m);
   bind_graph(m);
   bind_graph_ops(m);
+  bind_dlpack_kernels(m);
 }

@@ -40,6 +40,7 @@ void bind_optim(pyb::module_& m);
 void bind_numpy(pyb::module_& m);
 void bind_graph(pyb::module_& m);
 void bind_graph_ops(pyb::module_& m);
+void bind_dlpack_kernels(pyb::module_& m);
 Tensor tensor_from_numpy(pyb::array arr);
 
 }  // namespace nodeweave::py

@@ -82,7 +82,7 @@ void edge_softmax_forward(const CompressedView& rows, const ArrayView& score, Ar
     using T = decltype(real);
     using I = decltype(index);
     const dim3 block = softmax_block(feat);
-    softmax_forward_kernel<T, I><<<num_blocks(rows.num_rows, block.y), block>>>(
+    softmax_forward_kernel<T, I><<<num_blocks(rows.num_rows, block.y), block, 0, stream()>>>(
         rows.indptr.ptr<I>(), rows.eids.ptr<I>(), score.ptr<T>(), out.ptr<T>(), rows.num_rows,
         feat);
     check_launch();
@@ -99,7 +99,7 @@ void edge_softmax_backward(const CompressedView& rows, const ArrayView& out,
         using T = decltype(real);
         using I = decltype(index);
         const dim3 block = softmax_block(feat);
-        softmax_backward_kernel<T, I><<<num_blocks(rows.num_rows, block.y), block>>>(
+        softmax_backward_kernel<T, I><<<num_blocks(rows.num_rows, block.y), block, 0, stream()>>>(
             rows.indptr.ptr<I>(), rows.eids.ptr<I>(), out.ptr<T>(), grad_out.ptr<T>(),
             grad_score.ptr<T>(), rows.num_rows, feat);
         check_launch();

@@ -36,8 +36,9 @@ cublasHandle_t lock_handle(int device, std::unique_lock<std::mutex>& lock) {
   if (handles.size() <= static_cast<size_t>(device)) handles.resize(device + 1, nullptr);
   if (!handles[device]) {
     NW_SPARSE_CUBLAS_CHECK(cublasCreate(&handles[device]));
-    NW_SPARSE_CUBLAS_CHECK(cublasSetStream(handles[device], nullptr));  // legacy default stream
   }
+  // Per call: the calling thread's kernel stream may differ from the last caller's.
+  NW_SPARSE_CUBLAS_CHECK(cublasSetStream(handles[device], stream()));
   return handles[device];
 }
 
@@ -126,7 +127,7 @@ void gather_mm(const ArrayView& a, const ArrayView& b, const ArrayView& idx_a,
     using I = decltype(index);
     const int threads =
         static_cast<int>(std::clamp<int64_t>((N + 31) / 32 * 32, 32, kBlockThreads));
-    gather_mm_kernel<T, I><<<num_blocks(rows, 1), threads>>>(
+    gather_mm_kernel<T, I><<<num_blocks(rows, 1), threads, 0, stream()>>>(
         a.ptr<T>(), b.ptr<T>(), idx_a.data ? idx_a.ptr<I>() : nullptr, idx_b.ptr<I>(), out.ptr<T>(),
         rows, K, N);
     check_launch();
@@ -141,7 +142,7 @@ void gather_mm_grad_b(const ArrayView& a, const ArrayView& grad_out, const Array
   dispatch_float_index(grad_b.dtype, idx_b.dtype, "gather_mm_grad_b", [&](auto real, auto index) {
     using T = decltype(real);
     using I = decltype(index);
-    gather_mm_grad_b_kernel<T, I><<<num_blocks(rows * K * N, kBlockThreads), kBlockThreads>>>(
+    gather_mm_grad_b_kernel<T, I><<<num_blocks(rows * K * N, kBlockThreads), kBlockThreads, 0, stream()>>>(
         a.ptr<T>(), grad_out.ptr<T>(), idx_a.data ? idx_a.ptr<I>() : nullptr, idx_b.ptr<I>(),
         grad_b.ptr<T>(), rows, K, N);
     check_launch();
@@ -156,7 +157,7 @@ void segment_mm(const ArrayView& a, const ArrayView& b, const ArrayView& seglen,
   dispatch_float(out.dtype, "segment_mm", [&](auto real) {
     using T = decltype(real);
     if (K == 0) {  // empty products: cuBLAS is not needed to write zeros
-      NW_CUDA_CHECK(cudaMemsetAsync(out.data, 0, sizeof(T) * out.numel(), nullptr));
+      NW_CUDA_CHECK(cudaMemsetAsync(out.data, 0, sizeof(T) * out.numel(), stream()));
       return;
     }
     const int n = checked_int(N, "output columns", "segment_mm");
@@ -183,7 +184,7 @@ void segment_mm_grad_b(const ArrayView& a, const ArrayView& grad_out, const Arra
   dispatch_float(grad_b.dtype, "segment_mm_grad_b", [&](auto real) {
     using T = decltype(real);
     // Types without rows get a zero gradient; the rest are overwritten by their GEMM.
-    NW_CUDA_CHECK(cudaMemsetAsync(grad_b.data, 0, sizeof(T) * grad_b.numel(), nullptr));
+    NW_CUDA_CHECK(cudaMemsetAsync(grad_b.data, 0, sizeof(T) * grad_b.numel(), stream()));
     const int n = checked_int(N, "output columns", "segment_mm_grad_b");
     const int k = checked_int(K, "inner dimension", "segment_mm_grad_b");
     std::unique_lock<std::mutex> lock;

@@ -87,7 +87,7 @@ void launch_dot(const SddmmArgs& args, const FeatureMap& fm, const I* src, const
   T* out = args.out.ptr<T>();
   auto go = [&](auto group) {
     constexpr int G = decltype(group)::value;
-    sddmm_dot_kernel<G, T, I><<<grid, kBlockThreads>>>(src, dst, lhs, rhs, out, num_edges,
+    sddmm_dot_kernel<G, T, I><<<grid, kBlockThreads, 0, stream()>>>(src, dst, lhs, rhs, out, num_edges,
                                                        args.lhs_target, args.rhs_target, fm);
   };
   switch (g) {
@@ -135,7 +135,7 @@ void sddmm(const SddmmArgs& args, const BcastInfo& bcast) {
       if constexpr (Op != BinaryOp::Dot) {
         const int tx = feature_threads(fm.out_len);
         const dim3 block(tx, kBlockThreads / tx);
-        sddmm_kernel<Op, T, I><<<num_blocks(num_edges, block.y), block>>>(
+        sddmm_kernel<Op, T, I><<<num_blocks(num_edges, block.y), block, 0, stream()>>>(
             src, dst, args.lhs.ptr<T>(), args.rhs.ptr<T>(), args.out.ptr<T>(), num_edges,
             args.lhs_target, args.rhs_target, fm);
         check_launch();

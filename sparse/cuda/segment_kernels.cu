@@ -104,15 +104,15 @@ void segment_reduce(ReduceOp reduce, const ArrayView& x, const ArrayView& offset
       case ReduceOp::Sum:
       case ReduceOp::Mean:
         segment_sum_kernel<T, I>
-            <<<grid, block>>>(xp, off, o, num_segments, feat, reduce == ReduceOp::Mean);
+            <<<grid, block, 0, stream()>>>(xp, off, o, num_segments, feat, reduce == ReduceOp::Mean);
         break;
       case ReduceOp::Max:
         segment_arg_kernel<true, T, I>
-            <<<grid, block>>>(xp, off, o, arg.ptr<int64_t>(), num_segments, feat);
+            <<<grid, block, 0, stream()>>>(xp, off, o, arg.ptr<int64_t>(), num_segments, feat);
         break;
       case ReduceOp::Min:
         segment_arg_kernel<false, T, I>
-            <<<grid, block>>>(xp, off, o, arg.ptr<int64_t>(), num_segments, feat);
+            <<<grid, block, 0, stream()>>>(xp, off, o, arg.ptr<int64_t>(), num_segments, feat);
         break;
     }
     check_launch();
@@ -130,7 +130,7 @@ void segment_reduce_backward(ReduceOp reduce, const ArrayView& grad_out, const A
         using T = decltype(real);
         using I = decltype(index);
         const dim3 block = segment_block(feat);
-        segment_sum_backward_kernel<T, I><<<num_blocks(num_segments, block.y), block>>>(
+        segment_sum_backward_kernel<T, I><<<num_blocks(num_segments, block.y), block, 0, stream()>>>(
             grad_out.ptr<T>(), offsets.ptr<I>(), grad_x.ptr<T>(), num_segments, feat,
             reduce == ReduceOp::Mean);
         check_launch();

@@ -1,8 +1,9 @@
 // What the CUDA kernels of the sparse layer share: launch geometry, temporary device memory,
 // the device-side view of BcastInfo, the binary message ops, and the dtype/op switches that turn
 // runtime enums into template arguments (so the inner loops carry no per-element branches).
-// Everything runs on the legacy default stream, like the engine's CUDA kernels, so work queued
-// here is ordered with theirs without events.
+// Work is queued on the calling thread's kernel stream (runtime/stream.h): the legacy default
+// stream, like the engine's CUDA kernels, unless a foreign framework's binding (PyTorch) set its
+// current stream for the call.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -18,6 +19,7 @@
 #include "core_framework/runtime/device.h"
 #include "core_framework/runtime/dtype.h"
 #include "core_framework/runtime/error.h"
+#include "core_framework/runtime/stream.h"
 #include "sparse/bcast.h"
 #include "sparse/spmm.h"
 #include "sparse/types.h"
@@ -53,11 +55,16 @@ inline int64_t row_length(const ArrayView& a) {
 
 inline void check_launch() { NW_CUDA_CHECK(cudaGetLastError()); }
 
+// The stream every launch, async copy and library call of this layer uses.
+inline cudaStream_t stream() { return static_cast<cudaStream_t>(current_cuda_stream()); }
+
 // Temporary device memory, freed on scope exit. It comes from the runtime's allocator (the caching
 // allocator once the engine's CUDA runtime has installed its hooks). A program that links only the
 // kernel layer (its own tests, say) has no hooks: then plain cudaMalloc/cudaFree serve instead.
-// Freeing right after queuing the kernels that use a block is safe: all work is on one stream, so
-// whoever gets the block next is ordered after them.
+// On the legacy default stream, freeing right after queuing the kernels that use a block is safe:
+// the allocator's next user queues on that stream too (or on a blocking stream, which the legacy
+// stream orders), so it runs after them. On a foreign framework's stream that ordering does not
+// hold, so release() first waits for the stream.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
@@ -94,6 +101,7 @@ class DeviceBuffer {
  private:
   void release() noexcept {
     if (!ptr_) return;
+    if (stream() != nullptr) cudaStreamSynchronize(stream());  // see the class comment
     if (alloc_) {
       alloc_->deallocate(ptr_, nbytes_);
     } else {
@@ -112,8 +120,10 @@ template <typename T>
 DeviceBuffer upload(Device device, const std::vector<T>& host) {
   DeviceBuffer buf(device, host.size() * sizeof(T));
   if (!host.empty()) {
-    NW_CUDA_CHECK(
-        cudaMemcpy(buf.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    // From pageable memory the call returns once `host` has been staged, so it may go out of
+    // scope right after.
+    NW_CUDA_CHECK(cudaMemcpyAsync(buf.get(), host.data(), host.size() * sizeof(T),
+                                  cudaMemcpyHostToDevice, stream()));
   }
   return buf;
 }

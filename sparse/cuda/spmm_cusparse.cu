@@ -34,9 +34,9 @@ cusparseHandle_t lock_handle(int device, std::unique_lock<std::mutex>& lock) {
   if (handles.size() <= static_cast<size_t>(device)) handles.resize(device + 1, nullptr);
   if (!handles[device]) {
     NW_CUSPARSE_CHECK(cusparseCreate(&handles[device]));
-    // The legacy default stream, where all nodeweave work is ordered.
-    NW_CUSPARSE_CHECK(cusparseSetStream(handles[device], nullptr));
   }
+  // Per call: the calling thread's kernel stream may differ from the last caller's.
+  NW_CUSPARSE_CHECK(cusparseSetStream(handles[device], stream()));
   return handles[device];
 }
 
@@ -90,14 +90,14 @@ void run_cusparse(const SpmmArgs& args, const BcastInfo& bcast) {
   const int64_t feat = bcast.out_len;
   T* out = args.out.ptr<T>();
   if (nnz == 0) {  // cuSPARSE is not needed to write zeros
-    NW_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(T) * rows * feat, nullptr));
+    NW_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(T) * rows * feat, stream()));
     return;
   }
 
   DeviceBuffer vals(dev, sizeof(T) * nnz);
   {
     const dim3 block(32, kBlockThreads / 32);
-    edge_values_kernel<T, I><<<num_blocks(rows, block.y), block>>>(
+    edge_values_kernel<T, I><<<num_blocks(rows, block.y), block, 0, stream()>>>(
         g.indptr.ptr<I>(), g.eids.ptr<I>(), args.op == BinaryOp::Mul ? args.rhs.ptr<T>() : nullptr,
         vals.as<T>(), rows, args.reduce == ReduceOp::Mean);
     check_launch();

@@ -91,17 +91,17 @@ void launch_spmm(const SpmmArgs& args, const FeatureMap& fm) {
   switch (args.reduce) {
     case ReduceOp::Sum:
     case ReduceOp::Mean:
-      spmm_sum_kernel<Op, T, I><<<grid, block>>>(indptr, indices, eids, lhs, rhs, out, g.num_rows,
+      spmm_sum_kernel<Op, T, I><<<grid, block, 0, stream()>>>(indptr, indices, eids, lhs, rhs, out, g.num_rows,
                                                  fm, args.reduce == ReduceOp::Mean);
       break;
     case ReduceOp::Max:
-      spmm_arg_kernel<Op, true, T, I><<<grid, block>>>(indptr, indices, eids, lhs, rhs, out,
+      spmm_arg_kernel<Op, true, T, I><<<grid, block, 0, stream()>>>(indptr, indices, eids, lhs, rhs, out,
                                                        args.arg_lhs.ptr<int64_t>(),
                                                        args.arg_rhs.ptr<int64_t>(), g.num_rows, fm);
       break;
     case ReduceOp::Min:
       spmm_arg_kernel<Op, false, T, I>
-          <<<grid, block>>>(indptr, indices, eids, lhs, rhs, out, args.arg_lhs.ptr<int64_t>(),
+          <<<grid, block, 0, stream()>>>(indptr, indices, eids, lhs, rhs, out, args.arg_lhs.ptr<int64_t>(),
                             args.arg_rhs.ptr<int64_t>(), g.num_rows, fm);
       break;
   }

@@ -1,12 +1,21 @@
 """Tensor backends of the graph layer.
 
-The graph layer (:mod:`nodeweave.graph`) keeps node/edge features and returns ids as tensors of the
-*active backend*. It only touches tensors through the small set of functions every backend module
-defines (see :mod:`nodeweave.backend.native`), so that a PyTorch backend (issue #5) can be added with
-the same function names.
+The graph layer (:mod:`nodeweave.graph`, :mod:`nodeweave.ops`, message passing) touches tensors only
+through the small set of functions every backend module defines — creation, dtype/device queries,
+gather/scatter, NumPy exchange and the graph kernels with their gradients. Two backends implement
+them with the same names:
 
-The backend is chosen by the environment variable ``NODEWEAVE_BACKEND`` (``native`` by default) or by
-:func:`set_backend`.
+- :mod:`nodeweave.backend.native` — :mod:`nodeweave.core` tensors; the kernels are engine ops.
+- :mod:`nodeweave.backend.pytorch` — ``torch.Tensor``; the same C++ kernels receive the tensors
+  zero-copy through DLPack and are wrapped in ``torch.autograd.Function``\\ s.
+
+Two rules decide which backend runs:
+
+1. An operation on tensors uses the backend that owns them (:func:`of`), whichever is active, so a
+   graph may carry native or torch features.
+2. Anything that *creates* tensors from nothing — ids returned by ``g.edges()``, degrees, loaded
+   datasets — uses the active backend (:func:`current`), chosen by ``NODEWEAVE_BACKEND``
+   (``native`` by default) or by :func:`set_backend`.
 
 >>> import nodeweave.backend as B
 >>> B.current().name
@@ -19,46 +28,88 @@ ValueError: unknown backend 'tensorflow' (choose from: native, pytorch)
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 from types import ModuleType
+from typing import Any
 
 from nodeweave.backend import native
 
-__all__ = ["current", "set_backend", "BACKENDS"]
+__all__ = ["current", "set_backend", "of", "for_tensors", "get", "BACKENDS"]
 
 BACKENDS = ("native", "pytorch")
 _active: ModuleType | None = None
 
 
-def _load(name: str) -> ModuleType:
+def _canonical(name: Any) -> str:
     if not isinstance(name, str):
         raise TypeError(f"backend name must be a string, got {type(name).__name__}")
     key = name.strip().lower()
+    if key == "torch":
+        key = "pytorch"
+    if key not in BACKENDS:
+        raise ValueError(f"unknown backend {name!r} (choose from: {', '.join(BACKENDS)})")
+    return key
+
+
+def get(name: str) -> ModuleType:
+    """The backend module called ``name`` (``'native'``, ``'pytorch'`` or ``'torch'``), loaded on
+    first use. Raises ImportError with the reason when PyTorch cannot be imported."""
+    key = _canonical(name)
     if key == "native":
         return native
-    if key in ("pytorch", "torch"):
-        raise NotImplementedError("the pytorch backend arrives in issue #5")
-    raise ValueError(f"unknown backend {name!r} (choose from: {', '.join(BACKENDS)})")
+    try:
+        return importlib.import_module("nodeweave.backend.pytorch")
+    except ImportError as e:
+        raise ImportError(f"the pytorch backend needs PyTorch (pip install torch): {e}") from e
 
 
 def current() -> ModuleType:
     """The active backend module (``nodeweave.backend.native`` unless chosen otherwise)."""
     global _active
     if _active is None:
-        _active = _load(os.environ.get("NODEWEAVE_BACKEND", "native") or "native")
+        _active = get(os.environ.get("NODEWEAVE_BACKEND", "native") or "native")
     return _active
 
 
 def set_backend(name: str) -> ModuleType:
-    """Selects the tensor backend by name (``'native'``; ``'pytorch'`` is not available yet).
+    """Selects the active backend by name: ``'native'`` or ``'pytorch'``.
+
+    Graph queries (``g.edges()``, ``g.in_degrees()`` ...) return this backend's tensors from then
+    on, and ``nodeweave.nn`` resolves to its layers. Operations on existing tensors always follow
+    the tensors' own backend.
 
     Raises
     ------
     ValueError
         For an unknown name.
-    NotImplementedError
-        For ``'pytorch'`` until issue #5 lands.
+    ImportError
+        For ``'pytorch'`` when PyTorch is not installed.
     """
     global _active
-    _active = _load(name)
+    _active = get(name)
     return _active
+
+
+def of(*xs: Any) -> ModuleType | None:
+    """The backend owning the first tensor among ``xs`` (None when none of them is a tensor).
+
+    >>> import nodeweave.core as nc
+    >>> of(None, nc.ones(2)).name
+    'native'
+    >>> of([1, 2]) is None
+    True
+    """
+    torch = sys.modules.get("torch")  # a torch tensor can only exist once torch is imported
+    for x in xs:
+        if isinstance(x, native.Tensor):
+            return native
+        if torch is not None and isinstance(x, torch.Tensor):
+            return get("pytorch")
+    return None
+
+
+def for_tensors(*xs: Any) -> ModuleType:
+    """:func:`of` the tensors, else the active backend."""
+    return of(*xs) or current()

@@ -49,8 +49,8 @@ def graph_labels_of(dataset: Any) -> np.ndarray:
 
 def _label_value(label: Any) -> Any:
     from nodeweave import backend
-    B = backend.current()
-    return B.to_numpy(label) if B.is_tensor(label) else label
+    B = backend.of(label)
+    return B.to_numpy(label) if B is not None else label
 
 
 def kfold_split(dataset: Any, k: int = 10, fold: int = 0, seed: int | None = 0) -> tuple[Subset, Subset]:

@@ -250,15 +250,15 @@ class AIFBDataset(Dataset):
         import nodeweave as nw
         from nodeweave import backend
 
-        B = backend.current()
         g = self._graph
         h = nw.to_homogeneous(g, edata=["rel_type"])
+        B = backend.of(h.ndata["_TYPE"])
         ntype = B.to_numpy(h.ndata["_TYPE"])
         within = B.to_numpy(h.ndata["_ID"]).astype(np.int64)
         is_cat = ntype == g.ntypes.index(self.predict_category)
         cat_data = g.nodes[self.predict_category].data
         for k, fill in (("label", -1), ("train_mask", False), ("test_mask", False)):
-            src = B.to_numpy(cat_data[k])
+            src = backend.of(cat_data[k]).to_numpy(cat_data[k])
             out = np.full(h.num_nodes(), fill, dtype=src.dtype)
             out[is_cat] = src[within[is_cat]]
             h.ndata[k] = to_tensor(out)

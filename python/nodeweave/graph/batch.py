@@ -33,7 +33,6 @@ def _feature_names(frames: list[Frame], sizes: list[int], spec: Any, what: str, 
     """The feature names to batch for one node/edge type, after checking every graph has them with
     the same row shape and dtype. A graph with no rows and no features of the type is skipped (an
     empty graph can't have been given features)."""
-    B = backend.current()
     if spec is None:
         return []
     present = [i for i, (f, n) in enumerate(zip(frames, sizes)) if n > 0 or len(f) > 0]
@@ -62,7 +61,7 @@ def _feature_names(frames: list[Frame], sizes: list[int], spec: Any, what: str, 
         scheme = None
         for i in present:
             t = frames[i][k]
-            s = (tuple(B.shape(t)[1:]), B.dtype_name(t))
+            s = (tuple(t.shape[1:]), backend.of(t).dtype_name(t))
             if scheme is None:
                 scheme, first = s, i
             elif s != scheme:
@@ -72,11 +71,10 @@ def _feature_names(frames: list[Frame], sizes: list[int], spec: Any, what: str, 
 
 
 def _cat_columns(frames: list[Frame], sizes: list[int], names: list[str], total: int) -> Frame:
-    B = backend.current()
     out = Frame(total)
     for k in names:
         parts = [f[k] for f, n in zip(frames, sizes) if k in f]
-        out[k] = B.cat(parts, 0)
+        out[k] = backend.of(parts[0]).cat(parts, 0)
     return out
 
 

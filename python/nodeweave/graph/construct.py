@@ -37,8 +37,8 @@ __all__ = ["graph", "heterograph", "from_scipy", "from_networkx", "to_networkx",
 def _id_array(x: Any, name: str) -> np.ndarray:
     """``x`` as a 1-D int64 array of non-negative ids; TypeError for non-integers, ValueError for
     negative ids or wrong dimensions."""
-    B = backend.current()
-    if B.is_tensor(x):
+    B = backend.of(x)
+    if B is not None:
         arr = B.to_numpy(x)
     elif isinstance(x, (str, bytes)) or np.isscalar(x) and not isinstance(x, (int, np.integer)):
         raise TypeError(f"{name} must be a sequence of integer node ids, got {type(x).__name__}")
@@ -47,7 +47,7 @@ def _id_array(x: Any, name: str) -> np.ndarray:
             arr = np.asarray(x)
         except (ValueError, TypeError) as e:
             raise TypeError(f"{name} must be a sequence of integer node ids: {e}") from None
-    if arr.size == 0 and arr.dtype.kind in "fO" and not isinstance(x, np.ndarray) and not B.is_tensor(x):
+    if arr.size == 0 and arr.dtype.kind in "fO" and not isinstance(x, np.ndarray) and B is None:
         arr = arr.astype(np.int64).reshape(0)  # [] parses as float64
     if arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integer node ids, got dtype {arr.dtype}")
@@ -65,8 +65,8 @@ def _id_array(x: Any, name: str) -> np.ndarray:
 def _infer_idtype(idtype: Any, *arrays: Any) -> str:
     if idtype is not None:
         return _idtype_name(idtype)
-    B = backend.current()
-    if arrays and all(B.is_tensor(a) and B.dtype_name(a) == "int32" for a in arrays):
+    if arrays and all(backend.of(a) is not None and backend.of(a).dtype_name(a) == "int32"
+                      for a in arrays):
         return "int32"
     return "int64"
 
@@ -431,13 +431,12 @@ def to_networkx(g: HeteroGraph, node_attrs: Sequence[str] | None = None,
     if len(g.ntypes) != 1 or len(g.canonical_etypes) != 1:
         raise ValueError("to_networkx: only graphs with one node type and one edge type are supported, "
                          f"got node types {g.ntypes} and edge types {g.canonical_etypes}")
-    B = backend.current()
     ct = g.canonical_etypes[0]
     src, dst = g._coo(ct)
     out = nx.MultiDiGraph()
     n = g.num_nodes()
-    nfeat = {a: B.to_numpy(g.ndata[a]) for a in node_attrs or ()}
-    efeat = {a: B.to_numpy(g.edata[a]) for a in edge_attrs or ()}
+    nfeat = {a: backend.of(g.ndata[a]).to_numpy(g.ndata[a]) for a in node_attrs or ()}
+    efeat = {a: backend.of(g.edata[a]).to_numpy(g.edata[a]) for a in edge_attrs or ()}
 
     def row(arr: np.ndarray, i: int) -> Any:
         return arr[i].item() if arr.ndim == 1 else arr[i].copy()

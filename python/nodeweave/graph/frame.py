@@ -1,6 +1,6 @@
 """Feature frames: the columns of per-node or per-edge tensors of one node/edge type.
 
-A :class:`Frame` maps names to backend tensors whose first dimension is the number of rows (nodes or
+A :class:`Frame` maps names to tensors (of either backend) whose first dimension is the number of rows (nodes or
 edges). It checks that dimension (and the device) when a column is set, so a wrong-sized feature fails
 where it is assigned, not deep inside a kernel.
 
@@ -77,10 +77,10 @@ class Frame(MutableMapping):
         return self._num_rows
 
     def _check(self, key: Any, value: Any) -> None:
-        B = backend.current()
         if not isinstance(key, str):
             raise TypeError(f"{self.name}: feature names must be strings, got {type(key).__name__}")
-        if not B.is_tensor(value):
+        B = backend.of(value)  # a column may hold a tensor of either backend
+        if B is None:
             raise TypeError(f"{self.name}[{key!r}]: expected a tensor, got {type(value).__name__}")
         shape = B.shape(value)
         if len(shape) == 0:
@@ -125,8 +125,7 @@ class Frame(MutableMapping):
     @property
     def schemes(self) -> dict[str, Scheme]:
         """``{name: Scheme(row shape, dtype)}`` of every column."""
-        B = backend.current()
-        return {k: Scheme(tuple(B.shape(v)[1:]), B.dtype_of(v)) for k, v in self._columns.items()}
+        return {k: Scheme(tuple(v.shape[1:]), v.dtype) for k, v in self._columns.items()}
 
     def clone_shallow(self) -> "Frame":
         """A new frame sharing this frame's tensors; adding/removing columns of either leaves the
@@ -139,22 +138,20 @@ class Frame(MutableMapping):
 
     def subframe(self, idx: Any) -> "Frame":
         """A new frame of rows ``idx`` (int array, any order, repeats allowed) of every column."""
-        B = backend.current()
         idx = np.asarray(idx, dtype=np.int64).reshape(-1)
         if idx.size and (idx.min() < 0 or idx.max() >= self._num_rows):
             bad = int(idx[(idx < 0) | (idx >= self._num_rows)][0])
             raise IndexError(f"{self.name}: row {bad} is out of range for {self._num_rows} rows")
         f = Frame(len(idx), name=self.name, row_name=self.row_name, device=self.device)
         for k, v in self._columns.items():
-            f._columns[k] = B.index_select(v, idx)
+            f._columns[k] = backend.of(v).index_select(v, idx)
         return f
 
     def to(self, device: str) -> "Frame":
         """A new frame with every column moved to ``device``."""
-        B = backend.current()
         f = Frame(self._num_rows, name=self.name, row_name=self.row_name, device=device)
         for k, v in self._columns.items():
-            f._columns[k] = B.to_device(v, device)
+            f._columns[k] = backend.of(v).to_device(v, device)
         return f
 
     def update(self, other: Any = (), **kw: Any) -> None:  # type: ignore[override]

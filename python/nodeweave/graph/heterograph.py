@@ -54,12 +54,12 @@ def as_int_array(x: Any, name: str) -> tuple[np.ndarray, bool]:
     """``x`` (int, sequence, NumPy array or backend tensor) as an int64 NumPy array, and whether it
     was a scalar. Floats and bools raise TypeError naming ``name``; arrays of more than one
     dimension raise ValueError."""
-    B = backend.current()
+    B = backend.of(x)
     if isinstance(x, (bool, np.bool_)):
         raise TypeError(f"{name} must hold integer ids, got a bool")
     if isinstance(x, (int, np.integer)):
         return np.array([int(x)], dtype=np.int64), True
-    if B.is_tensor(x):
+    if B is not None:
         arr = B.to_numpy(x)
     elif isinstance(x, (float, np.floating)):
         raise TypeError(f"{name} must hold integer ids, got float {x!r}")
@@ -72,7 +72,7 @@ def as_int_array(x: Any, name: str) -> tuple[np.ndarray, bool]:
             raise TypeError(f"{name} must be a sequence of integer ids: {e}") from None
         if arr.dtype == object and arr.size == 0:
             arr = arr.astype(np.int64)
-    if arr.size == 0 and arr.dtype.kind == "f" and not B.is_tensor(x) and not isinstance(x, np.ndarray):
+    if arr.size == 0 and arr.dtype.kind == "f" and B is None and not isinstance(x, np.ndarray):
         arr = arr.astype(np.int64)  # [] parses as float64
     kind = arr.dtype.kind
     if kind not in "iu":

@@ -93,7 +93,7 @@ class _Writer:
         return len(self.arrays) - 1
 
     def tensor(self, t: Any, where: str) -> int:
-        B = backend.current()
+        B = backend.of(t)
         name = B.dtype_name(t)
         if name not in _DTYPES:
             raise TypeError(f"save_graphs: {where} has dtype {name}, which graph files can't hold "
@@ -166,14 +166,13 @@ def save_graphs(path: str | os.PathLike, graphs: HeteroGraph | Sequence[HeteroGr
         labels = {}
     if not isinstance(labels, dict):
         raise TypeError(f"save_graphs: labels must be a dict of name -> tensor, got {type(labels).__name__}")
-    B = backend.current()
     w = _Writer()
     described = [_describe(w, g, i) for i, g in enumerate(gl)]
     lab = {}
     for k, v in labels.items():
         if not isinstance(k, str):
             raise TypeError(f"save_graphs: label names must be strings, got {k!r}")
-        if not B.is_tensor(v):
+        if backend.of(v) is None:
             raise TypeError(f"save_graphs: labels[{k!r}] must be a tensor, got {type(v).__name__}")
         lab[k] = w.tensor(v, f"labels[{k!r}]")
     header = {"data_size": w.size, "arrays": w.entries, "graphs": described, "labels": lab}
@@ -365,8 +364,8 @@ def _load_from(src: BinaryIO, size: int, idx_list: Any) -> tuple[list[HeteroGrap
 def _parse_idx_list(idx_list: Any, n: int) -> list[int]:
     if isinstance(idx_list, (int, np.integer)) and not isinstance(idx_list, bool):
         idx_list = [idx_list]
-    B = backend.current()
-    if B.is_tensor(idx_list):
+    B = backend.of(idx_list)
+    if B is not None:
         idx_list = B.to_numpy(idx_list).tolist()
     try:
         items = list(idx_list)

@@ -71,12 +71,20 @@ class NodeBatch:
         return self.batch_size()
 
 
-def _lazy_rows(frame, rows_np, b):
-    """A dict of ``frame``'s columns restricted to rows (all when rows_np is None)."""
+def _lazy_rows(frame, rows_np):
+    """A dict of ``frame``'s columns restricted to rows (all when rows_np is None). Columns may
+    belong to either backend; the index is built once per (backend, device)."""
     if rows_np is None:
         return dict(frame.items())
-    idx = b.int_tensor(rows_np.astype(np.int64), None)
-    return {k: b.index_select(v, b.to_device(idx, b.device_str(v))) for k, v in frame.items()}
+    idx_of: Dict[tuple, Any] = {}
+    out = {}
+    for k, v in frame.items():
+        b = backend.of(v)
+        key = (b.name, b.device_str(v))
+        if key not in idx_of:
+            idx_of[key] = b.int_tensor(rows_np.astype(np.int64), key[1])
+        out[k] = b.index_select(v, idx_of[key])
+    return out
 
 
 class MessagePassing:
@@ -117,9 +125,9 @@ class MessagePassing:
         if eids is not None:
             src, dst = src[eids], dst[eids]
         all_e = np.arange(rel.num_edges) if eids is None else eids
-        return EdgeBatch(_lazy_rows(self._node_frames[cet[0]], src, b),
-                         _lazy_rows(self._node_frames[cet[2]], dst, b),
-                         _lazy_rows(self._edge_frames[cet], eids, b),
+        return EdgeBatch(_lazy_rows(self._node_frames[cet[0]], src),
+                         _lazy_rows(self._node_frames[cet[2]], dst),
+                         _lazy_rows(self._edge_frames[cet], eids),
                          (b.int_tensor(src.astype(np.int64), self._device),
                           b.int_tensor(dst.astype(np.int64), self._device),
                           b.int_tensor(all_e.astype(np.int64), self._device)))
@@ -139,7 +147,7 @@ class MessagePassing:
     def _messages(self, message_func: MessageFunc, rel, cet, eids) -> Dict[str, Any]:
         if isinstance(message_func, BuiltinMessage):
             out = {message_func.out_field: self._builtin_edges(message_func, rel, cet)}
-            return out if eids is None else _lazy_rows(out, eids, backend.current())
+            return out if eids is None else _lazy_rows(out, eids)
         out = message_func(self._edge_batch(cet, eids))
         if not isinstance(out, dict):
             raise TypeError("a message function must return a dict of tensors, got "
@@ -204,12 +212,10 @@ class MessagePassing:
             # Edge ids of each node's in-edges, row by row: (n, d).
             pos = indptr[nodes][:, None] + np.arange(d)[None, :]
             edge_idx = eids[pos].reshape(-1)
-            idx_t = b.int_tensor(edge_idx, self._device)
             mailbox = {}
-            for k, v in msgs.items():
-                rows = b.index_select(v, idx_t)
-                mailbox[k] = rows.reshape((len(nodes), int(d)) + tuple(b.shape(v)[1:]))
-            nb = NodeBatch(_lazy_rows(frame, nodes, b), mailbox,
+            for k, rows in _lazy_rows(msgs, edge_idx).items():
+                mailbox[k] = rows.reshape((len(nodes), int(d)) + tuple(rows.shape[1:]))
+            nb = NodeBatch(_lazy_rows(frame, nodes), mailbox,
                            b.int_tensor(nodes, self._device))
             out = reduce_func(nb)
             if not isinstance(out, dict):
@@ -223,13 +229,13 @@ class MessagePassing:
         all_nodes = np.concatenate(order)
         # Rows come bucket by bucket; put them back in node order, zero for nodes without mail.
         num = rel.num_dst
-        idx = b.int_tensor(all_nodes, self._device)
         final = {}
         for k, parts in results.items():
-            cat = b.cat(parts) if len(parts) > 1 else parts[0]
-            shape = (num,) + tuple(b.shape(cat)[1:])
-            out = b.zeros(shape, b.dtype_name(cat), self._device)
-            final[k] = b.index_copy(out, idx, cat)
+            rb = backend.of(parts[0])
+            cat = rb.cat(parts) if len(parts) > 1 else parts[0]
+            shape = (num,) + tuple(rb.shape(cat)[1:])
+            out = rb.zeros(shape, rb.dtype_name(cat), self._device)
+            final[k] = rb.index_copy(out, rb.int_tensor(all_nodes, self._device), cat)
         return final
 
     def _write_nodes(self, ntype: str, values: Dict[str, Any], nodes: Optional[np.ndarray],
@@ -241,14 +247,15 @@ class MessagePassing:
             data = dict(frame.items())
             data.update(values)
             ids = np.arange(self._num_nodes[ntype]) if nodes is None else nodes
-            extra = apply_node_func(NodeBatch(_lazy_rows(data, nodes, b), None,
+            extra = apply_node_func(NodeBatch(_lazy_rows(data, nodes), None,
                                               b.int_tensor(ids, self._device)))
-            values = dict(_lazy_rows(values, nodes, b), **extra)
-        idx = None if nodes is None else b.int_tensor(nodes, self._device)
+            values = dict(_lazy_rows(values, nodes), **extra)
         for k, v in values.items():
             if nodes is None:
                 frame[k] = v
             else:
+                b = backend.of(v)
+                idx = b.int_tensor(nodes, self._device)
                 rows = v if b.shape(v)[0] == len(nodes) else b.index_select(v, idx)
                 base = frame[k] if k in frame else b.zeros(
                     (self._num_nodes[ntype],) + tuple(b.shape(rows)[1:]), b.dtype_name(rows),
@@ -263,20 +270,19 @@ class MessagePassing:
         ntype = ntype if ntype is not None else self._single_ntype()
         nodes = None if isinstance(v, str) and v == "__ALL__" else self._id_array(v)
         ids = np.arange(self._num_nodes[ntype]) if nodes is None else nodes
-        out = func(NodeBatch(_lazy_rows(self._node_frames[ntype], nodes, b), None,
+        out = func(NodeBatch(_lazy_rows(self._node_frames[ntype], nodes), None,
                              b.int_tensor(ids, self._device)))
         self._write_nodes(ntype, out, nodes)
 
     def apply_edges(self, func: MessageFunc, edges="__ALL__", etype=None) -> None:
         """Compute edge features with a builtin (one gSDDMM) or ``func(edges) -> dict``."""
-        b = backend.current()
         cet = self._resolve_etype(etype)
         rel = self._rels[cet]
         eids = None if isinstance(edges, str) and edges == "__ALL__" else self._id_array(edges)
         if isinstance(func, BuiltinMessage):
             out = {func.out_field: self._builtin_edges(func, rel, cet)}
             if eids is not None:
-                out = _lazy_rows(out, eids, b)
+                out = _lazy_rows(out, eids)
         else:
             out = self._messages(func, rel, cet, eids)
         frame = self._edge_frames[cet]
@@ -284,6 +290,7 @@ class MessagePassing:
             if eids is None:
                 frame[k] = val
             else:
+                b = backend.of(val)
                 idx = b.int_tensor(eids, self._device)
                 base = frame[k] if k in frame else b.zeros(
                     (rel.num_edges,) + tuple(b.shape(val)[1:]), b.dtype_name(val), self._device)
@@ -329,7 +336,6 @@ class MessagePassing:
                          apply_node_func=None) -> None:
         """``update_all`` per edge type, then combine the results arriving at each node type
         with ``cross_reducer`` (``sum``, ``mean``, ``max``, ``min`` or ``stack``)."""
-        b = backend.current()
         if cross_reducer not in ("sum", "mean", "max", "min", "stack"):
             raise ValueError("cross_reducer must be sum, mean, max, min or stack, got "
                              f"{cross_reducer!r}")
@@ -341,13 +347,14 @@ class MessagePassing:
             for k, v in values.items():
                 per_type.setdefault(cet[2], {}).setdefault(k, []).append(v)
         for ntype, fields in per_type.items():
-            merged = {k: b.cross_reduce(vs, cross_reducer) for k, vs in fields.items()}
+            merged = {k: backend.of(vs[0]).cross_reduce(vs, cross_reducer)
+                      for k, vs in fields.items()}
             self._write_nodes(ntype, merged, None, apply_node_func)
 
     # ids given as list / numpy / tensor -> int64 numpy
     def _id_array(self, ids) -> np.ndarray:
-        b = backend.current()
-        arr = b.to_numpy(ids) if b.is_tensor(ids) else np.asarray(ids)
+        b = backend.of(ids)
+        arr = b.to_numpy(ids) if b is not None else np.asarray(ids)
         if arr.dtype == np.bool_:
             return np.nonzero(arr)[0]
         if arr.size and not np.issubdtype(arr.dtype, np.integer):

@@ -122,7 +122,7 @@ def _ragged_positions(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 def _full_rows(like: Any, n: int, value: float, device: str) -> Any:
     """``n`` rows shaped like ``like``'s rows, filled with ``value``."""
-    B = backend.current()
+    B = backend.of(like)
     shape = (n,) + tuple(B.shape(like)[1:])
     z = B.zeros(shape, B.dtype_of(like), device)
     if value == 0:
@@ -142,9 +142,9 @@ def _homo_types(g: HeteroGraph, fn: str) -> tuple[str, Canonical]:
 
 def _id_or_mask(x: Any, n: int, name: str, what: str) -> np.ndarray:
     """Ids from an int id sequence/tensor or a bool mask of length ``n``, range-checked."""
-    B = backend.current()
+    B = backend.of(x)
     mask = None
-    if B.is_tensor(x) and B.dtype_name(x) == "bool":
+    if B is not None and B.dtype_name(x) == "bool":
         mask = B.to_numpy(x)
     elif isinstance(x, (list, tuple, np.ndarray)):
         a = np.asarray(x) if not isinstance(x, np.ndarray) else x
@@ -365,7 +365,6 @@ def add_self_loop(g: HeteroGraph, edge_feat_names: Sequence[str] | None = None,
     old = g._edge_frames[ct]
     names = set(old) if edge_feat_names is None else set(edge_feat_names)
     frame = Frame(len(src) + n)
-    B = backend.current()
     for k in old:
         if k not in names:
             rows = _full_rows(old[k], n, 0, g._device)
@@ -373,7 +372,7 @@ def add_self_loop(g: HeteroGraph, edge_feat_names: Sequence[str] | None = None,
             rows = _in_edge_reduce(g, ct, dst, old[k], fill_data)
         else:
             rows = _full_rows(old[k], n, fill_data, g._device)
-        frame[k] = B.cat([old[k], rows], 0)
+        frame[k] = backend.of(old[k]).cat([old[k], rows], 0)
     batch_edges: dict = {}
     graphs = (np.concatenate([_edge_graphs(g, ct), _node_graphs(g, ct[0])])
               if g._batch_num_nodes is not None else None)
@@ -388,7 +387,7 @@ def _in_edge_reduce(g: HeteroGraph, ct: Canonical, dst: np.ndarray, feat: Any, m
     Floating features go through the copy_e gSpMM kernel, so the result stays on the graph's
     device and is differentiable; integer features are reduced with NumPy.
     """
-    B = backend.current()
+    B = backend.of(feat)
     if B.dtype_name(feat).startswith(("float", "bfloat")):
         return B.gspmm(g._rels[ct], "copy_rhs", mode, None, feat)
     x = B.to_numpy(feat)
@@ -509,11 +508,11 @@ def _merge_edge_features(old: Frame, group: np.ndarray, counts: np.ndarray, how:
     """Per merged edge, the sum or mean of the features of the edges merged into it. Floating
     features go through segment_reduce (on the graph's device, differentiable); integer ones
     through NumPy (a mean of integers is floored, like Python's //)."""
-    B = backend.current()
     order = np.argsort(group, kind="stable")
     frame = Frame(len(counts))
     for k in old:
         feat = old[k]
+        B = backend.of(feat)
         if B.dtype_name(feat).startswith(("float", "bfloat")):
             offsets = np.zeros(len(counts) + 1, np.int64)
             np.cumsum(counts, out=offsets[1:])
@@ -577,7 +576,6 @@ def add_reverse_edges(g: HeteroGraph, readonly: Any = None, copy_ndata: bool = T
     [[0, 1, 2, 1, 2], [1, 2, 2, 0, 1]]
     """
     _check_graph(g)
-    B = backend.current()
     changed, batch_edges = {}, {}
     for ct in g._etypes:
         if ct[0] != ct[2]:
@@ -592,6 +590,7 @@ def add_reverse_edges(g: HeteroGraph, readonly: Any = None, copy_ndata: bool = T
         frame = Frame(len(s))
         if copy_edata:
             for k in old:
+                B = backend.of(old[k])
                 frame[k] = B.cat([old[k], B.index_select(old[k], rev)], 0)
         graphs = None
         if g._batch_num_nodes is not None:
@@ -927,7 +926,6 @@ def _stack_features(frames: list[Frame], names: Sequence[str] | None, what: str,
     """Per-type feature columns ``names`` concatenated in type order (same row shape and dtype)."""
     if not names:
         return {}
-    B = backend.current()
     out = {}
     for key in names:
         parts, scheme = [], None
@@ -936,6 +934,7 @@ def _stack_features(frames: list[Frame], names: Sequence[str] | None, what: str,
                 if n == 0:
                     continue
                 raise ValueError(f"to_homogeneous: {what} type {t!r} has no feature {key!r}")
+            B = backend.of(f[key])
             s = (tuple(B.shape(f[key])[1:]), B.dtype_name(f[key]))
             if scheme is not None and s != scheme:
                 raise ValueError(f"to_homogeneous: feature {key!r} of {what} type {t!r} has row shape "
@@ -943,7 +942,7 @@ def _stack_features(frames: list[Frame], names: Sequence[str] | None, what: str,
             scheme = s
             parts.append(f[key])
         if parts:
-            out[key] = B.cat(parts, 0)
+            out[key] = backend.of(parts[0]).cat(parts, 0)
     return out
 
 
@@ -996,12 +995,11 @@ def to_homogeneous(g: HeteroGraph, ndata: Sequence[str] | None = None, edata: Se
 
 
 def _type_ids(frame: Frame, field: str, count: int, rows: int, what: str) -> np.ndarray:
-    B = backend.current()
     if field not in frame:
         if rows == 0:
             return np.zeros(0, np.int64)
         raise ValueError(f"to_heterogeneous: the graph has no {what} feature {field!r} holding type ids")
-    arr = B.to_numpy(frame[field])
+    arr = backend.of(frame[field]).to_numpy(frame[field])
     if arr.ndim != 1 or arr.dtype.kind not in "iu":
         raise ValueError(f"to_heterogeneous: {what} feature {field!r} must be a 1-D integer tensor, got "
                          f"shape {arr.shape} and dtype {arr.dtype}")

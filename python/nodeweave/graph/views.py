@@ -147,11 +147,12 @@ class RowsFrameView(MutableMapping):
         self._view, self._ids = view, ids
 
     def __getitem__(self, name: str) -> Any:
-        return backend.current().index_select(self._view[name], self._ids)
+        col = self._view[name]
+        return backend.of(col).index_select(col, self._ids)
 
     def __setitem__(self, name: str, value: Any) -> None:
-        B = backend.current()
-        rows = B.shape(value)[0] if B.is_tensor(value) else None
+        B = backend.of(value)
+        rows = B.shape(value)[0] if B is not None else None
         if rows != len(self._ids):
             got = "a non-tensor" if rows is None else f"{rows} rows"
             raise ValueError(f"feature {name!r}: expected a tensor with {len(self._ids)} rows (one per "

@@ -1,28 +1,79 @@
-"""Graph neural network layers, written once against the tensor namespace in :mod:`nodeweave.nn._ns`.
+"""Graph neural network layers, for whichever backend is active.
 
-The modules take a graph and node (and sometimes edge) features, like DGL's ``dgl.nn``. A bipartite
-graph (one source and one destination node type) takes a ``(src_feat, dst_feat)`` pair.
+Every layer is written once (``nodeweave/nn/_layers``) and loaded once per backend:
+
+- :mod:`nodeweave.nn.native` — subclasses of ``nodeweave.core.nn.Module`` on ``nodeweave.core``
+  tensors;
+- :mod:`nodeweave.nn.pytorch` — subclasses of ``torch.nn.Module`` on ``torch.Tensor``\\ s.
+
+``nodeweave.nn.GraphConv`` (and every other layer) resolves to the *active* backend's class when it
+is looked up, as DGL's ``dgl.nn`` does: set ``NODEWEAVE_BACKEND=pytorch`` or call
+``nw.set_backend("pytorch")`` before ``from nodeweave.nn import GraphConv`` to get the torch module.
+The readout functions (``sum_nodes`` ...) instead follow the tensor they are given, so
+``nw.sum_nodes(g, torch_tensor)`` works whatever the active backend.
+
+>>> import nodeweave as nw
+>>> nw.nn.GraphConv is nw.nn.native.GraphConv
+True
+>>> nw.set_backend("pytorch")  # doctest: +ELLIPSIS
+<module 'nodeweave.backend.pytorch' ...>
+>>> nw.nn.GraphConv is nw.nn.pytorch.GraphConv
+True
+>>> _ = nw.set_backend("native")
 """
 
-from .conv import (APPNPConv, ChebConv, EdgeConv, EdgeWeightNorm, GATConv, GATv2Conv, GCN2Conv,
-                   GINConv, GINEConv, GraphConv, SGConv, TAGConv)
+from __future__ import annotations
 
-__all__ = ["APPNPConv", "ChebConv", "EdgeConv", "EdgeWeightNorm", "GATConv", "GATv2Conv",
-           "GCN2Conv", "GINConv", "GINEConv", "GraphConv", "SGConv", "TAGConv"]
+import functools
+import importlib
+from types import ModuleType
+from typing import Any, Callable
 
-# ---- nn-b: relational / heterogeneous layers, readout and pooling (keep this block separate) ----
-from .readout import (readout_nodes, readout_edges, sum_nodes, sum_edges, mean_nodes,  # noqa: E402
-                      mean_edges, max_nodes, max_edges, softmax_nodes, softmax_edges, broadcast_nodes,
-                      broadcast_edges, topk_nodes, topk_edges)
-from .glob import (SumPooling, AvgPooling, MaxPooling, SortPooling, GlobalAttentionPooling,  # noqa: E402
-                   Set2Set)
-from .linear import TypedLinear  # noqa: E402
-from .conv import SAGEConv, GatedGraphConv, NNConv, RelGraphConv  # noqa: E402
-from .hetero import HeteroGraphConv, HeteroLinear, HeteroEmbedding  # noqa: E402
+from nodeweave import backend as _backend
 
-__all__ += ["readout_nodes", "readout_edges", "sum_nodes", "sum_edges", "mean_nodes", "mean_edges",
-            "max_nodes", "max_edges", "softmax_nodes", "softmax_edges", "broadcast_nodes", "broadcast_edges",
-            "topk_nodes", "topk_edges", "SumPooling", "AvgPooling", "MaxPooling", "SortPooling",
-            "GlobalAttentionPooling", "Set2Set", "TypedLinear", "SAGEConv", "GatedGraphConv", "NNConv",
-            "RelGraphConv", "HeteroGraphConv", "HeteroLinear", "HeteroEmbedding"]
-# ---- end of nn-b block ----
+_READOUTS = ("readout_nodes", "readout_edges", "sum_nodes", "sum_edges", "mean_nodes", "mean_edges",
+             "max_nodes", "max_edges", "softmax_nodes", "softmax_edges", "broadcast_nodes",
+             "broadcast_edges", "topk_nodes", "topk_edges")
+
+
+def variant(name: str | None = None) -> ModuleType:
+    """The layer package of backend ``name`` (default: the active backend).
+
+    >>> variant("native").__name__
+    'nodeweave.nn.native'
+    """
+    key = _backend.current().name if name is None else _backend.get(name).name
+    return importlib.import_module(f"nodeweave.nn.{key}")
+
+
+def _by_tensor(fname: str) -> Callable[..., Any]:
+    """A readout function that runs the implementation of the backend owning its tensor args."""
+    impl = getattr(variant("native"), fname)
+
+    @functools.wraps(impl)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        b = _backend.for_tensors(*args, *kwargs.values())
+        return getattr(variant(b.name), fname)(*args, **kwargs)
+
+    return run
+
+
+for _name in _READOUTS:
+    globals()[_name] = _by_tensor(_name)
+
+
+def __getattr__(attr: str) -> Any:
+    if attr in _backend.BACKENDS:
+        return importlib.import_module(f"nodeweave.nn.{attr}")
+    if attr.startswith("__") and attr != "__all__":
+        raise AttributeError(attr)
+    mod = variant()
+    try:
+        return getattr(mod, attr)
+    except AttributeError:
+        raise AttributeError(f"module 'nodeweave.nn' has no attribute {attr!r} (active backend: "
+                             f"{_backend.current().name})") from None
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(variant().__all__) | set(_backend.BACKENDS))

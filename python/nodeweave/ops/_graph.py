@@ -1,4 +1,4 @@
-"""Picking the one relation an op runs on, and the active backend's kernels."""
+"""Picking the one relation an op runs on, and the kernels of the backend that owns the operands."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ def relation(g: Any, etype=None):
     return g._rels[g._resolve_etype(etype)]
 
 
-def kernels():
-    """The active backend module, which provides gspmm, gsddmm, edge_softmax, ... ."""
-    return backend.current()
+def kernels(*tensors: Any):
+    """The backend owning ``tensors`` (the active one when none is a tensor): the module that
+    provides gspmm, gsddmm, edge_softmax, ... for them."""
+    return backend.for_tensors(*tensors)

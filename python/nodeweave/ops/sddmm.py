@@ -33,7 +33,8 @@ def gsddmm(g: Any, op: str, lhs_data: Optional[Any], rhs_data: Optional[Any],
     for name, t in (("lhs_target", lhs_target), ("rhs_target", rhs_target)):
         if t not in _TARGETS:
             raise ValueError(f"gsddmm: {name} must be 'u', 'e' or 'v', got {t!r}")
-    return kernels().gsddmm(relation(g, etype), op, lhs_data, rhs_data, lhs_target, rhs_target)
+    return kernels(lhs_data, rhs_data).gsddmm(relation(g, etype), op, lhs_data, rhs_data,
+                                              lhs_target, rhs_target)
 
 
 def _make(lhs: str, op: str, rhs: str):

@@ -21,8 +21,9 @@ __all__ = ["segment_reduce", "segment_softmax", "gather_mm", "segment_mm"]
 
 def _offsets(seglen: Any, like: Any):
     """Segment lengths (tensor, array or list) -> int64 offsets tensor on ``like``'s device."""
-    b = kernels()
-    lengths = np.asarray(b.to_numpy(seglen) if b.is_tensor(seglen) else seglen)
+    b = kernels(like)
+    sb = kernels(seglen)
+    lengths = np.asarray(sb.to_numpy(seglen) if sb.is_tensor(seglen) else seglen)
     if lengths.ndim != 1:
         raise ValueError(f"seglen must be 1-D, got shape {lengths.shape}")
     if lengths.size and not np.issubdtype(lengths.dtype, np.integer):
@@ -40,21 +41,21 @@ def segment_reduce(seglen: Any, value: Any, reducer: str = "sum"):
     if reducer not in ("sum", "mean", "max", "min"):
         raise ValueError(f"segment_reduce: reducer must be sum, mean, max or min, got {reducer!r}")
     offsets = _offsets(seglen, value)
-    return kernels().segment_reduce(reducer, value, offsets)
+    return kernels(value).segment_reduce(reducer, value, offsets)
 
 
 def segment_softmax(seglen: Any, value: Any):
     """Softmax of ``value`` within each segment of consecutive rows."""
-    return kernels().segment_softmax(value, _offsets(seglen, value))
+    return kernels(value).segment_softmax(value, _offsets(seglen, value))
 
 
 def gather_mm(a: Any, b: Any, *, idx_a: Any = None, idx_b: Any):
     """``out[i] = a[idx_a[i]] @ b[idx_b[i]]`` with ``b`` of shape (num_types, in, out)."""
-    return kernels().gather_mm(a, b, idx_a, idx_b)
+    return kernels(a, b).gather_mm(a, b, idx_a, idx_b)
 
 
 def segment_mm(a: Any, b: Any, seglen_a: Sequence[int]):
     """Rows of ``a`` in consecutive segments of ``seglen_a[r]`` rows, each times ``b[r]``."""
-    b_ = kernels()
-    lengths = b_.to_numpy(seglen_a) if b_.is_tensor(seglen_a) else seglen_a
-    return b_.segment_mm(a, b, [int(s) for s in lengths])
+    sb = kernels(seglen_a)
+    lengths = sb.to_numpy(seglen_a) if sb.is_tensor(seglen_a) else seglen_a
+    return kernels(a, b).segment_mm(a, b, [int(s) for s in lengths])

@@ -27,4 +27,4 @@ def edge_softmax(g: Any, logits, eids=None, norm_by: str = "dst", etype=None):
         raise ValueError("edge_softmax: eids must be None; use g.edge_subgraph(eids) instead")
     if norm_by not in ("dst", "src"):
         raise ValueError(f"edge_softmax: norm_by must be 'dst' or 'src', got {norm_by!r}")
-    return kernels().edge_softmax(relation(g, etype), logits, norm_by)
+    return kernels(logits).edge_softmax(relation(g, etype), logits, norm_by)

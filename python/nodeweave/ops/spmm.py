@@ -42,7 +42,7 @@ def gspmm(g: Any, op: str, reduce_op: str, lhs_data: Optional[Any], rhs_data: Op
         raise ValueError(f"gspmm: op must be one of {', '.join(_OPS)}, got {op!r}")
     if reduce_op not in _REDUCES:
         raise ValueError(f"gspmm: reduce_op must be one of {', '.join(_REDUCES)}, got {reduce_op!r}")
-    return kernels().gspmm(relation(g, etype), op, reduce_op, lhs_data, rhs_data)
+    return kernels(lhs_data, rhs_data).gspmm(relation(g, etype), op, reduce_op, lhs_data, rhs_data)
 
 
 def _swap_e_u(op: str, reduce_op: str, e_data, u_data):

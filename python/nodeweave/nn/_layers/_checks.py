@@ -2,7 +2,7 @@
 pairs, argument checks that name the argument, and id tensors built on a feature's device.
 
 >>> import nodeweave as nw, nodeweave.core as nc
->>> from nodeweave.nn._checks import expand_as_pair, src_dst_feats
+>>> from nodeweave.nn.native._checks import expand_as_pair, src_dst_feats
 >>> expand_as_pair(4)
 (4, 4)
 >>> g = nw.heterograph({("_U", "_E", "_V"): ([0, 1], [0, 0])}, num_nodes_dict={"_U": 2, "_V": 1})

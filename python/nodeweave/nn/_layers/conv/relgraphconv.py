@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 from nodeweave import ops
 
 from .._ns import T, nn
+from .._utils import graph_tensor
 from .._checks import check_feat_dim, check_rows, positive_int, src_dst_feats
 from ..linear import TypedLinear
 
@@ -103,7 +104,7 @@ class RelGraphConv(nn.Module):
             check_rows(norm, n_edges, "norm", "edge")
             if norm.dim() == 1:
                 norm = norm.unsqueeze(-1)
-        src, _ = g.edges()
+        src = graph_tensor(g.edges()[0])
         src = src.to(feat_src.device).long()
         if presorted:
             TypedLinear.check_sorted(types, "etypes", "presorted")

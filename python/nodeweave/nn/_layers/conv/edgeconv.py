@@ -8,7 +8,7 @@ from typing import Any
 from nodeweave import function as fn
 
 from .._ns import nn
-from .._utils import check_pair_feats, check_zero_in_degree
+from .._utils import check_pair_feats, check_zero_in_degree, graph_tensor
 
 __all__ = ["EdgeConv"]
 
@@ -83,7 +83,7 @@ class EdgeConv(nn.Module):
                 graph.update_all(fn.copy_u("s", "m"), fn.max("m", "x"))
                 rst = graph.dstdata["x"] + dst_term
                 if self._allow_zero_in_degree:
-                    has_in = (graph.in_degrees() > 0).to(rst).reshape(-1, 1)
+                    has_in = (graph_tensor(graph.in_degrees()) > 0).to(rst).reshape(-1, 1)
                     rst = rst * has_in
                 return rst
             graph.dstdata["d"] = dst_term

@@ -1,11 +1,11 @@
 """Helpers shared by the graph layers: splitting features into (source, destination) parts, degree
 normalization, the zero-in-degree check and argument validation with clear messages.
 
-Like the layers, this module reaches the tensor library only through :mod:`nodeweave.nn._ns`, so it
+Like the layers, this module reaches the tensor library only through ``_ns.py``, so it
 binds to whichever backend the layers are bound to.
 
 >>> import nodeweave as nw, nodeweave.core as nc
->>> from nodeweave.nn._utils import expand_as_pair, degree_norm
+>>> from nodeweave.nn.native._utils import expand_as_pair, degree_norm
 >>> g = nw.graph(([0, 1, 2], [1, 2, 2]), num_nodes=3)
 >>> x = nc.ones(3, 2)
 >>> src, dst = expand_as_pair(x, g)
@@ -20,9 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional, Tuple
 
-from ._ns import T
+from nodeweave import backend as _backend
 
-__all__ = ["expand_as_pair", "is_block", "check_zero_in_degree", "degree_norm", "check_feat",
+from ._ns import B, T
+
+__all__ = ["graph_tensor", "expand_as_pair", "is_block", "check_zero_in_degree", "degree_norm", "check_feat",
            "check_pair_feats", "check_edge_weight", "check_homogeneous", "per_graph_to_nodes"]
 
 ZERO_IN_DEGREE_MESSAGE = (
@@ -31,6 +33,17 @@ ZERO_IN_DEGREE_MESSAGE = (
     "Adding self-loop on the input graph by calling `g = nodeweave.add_self_loop(g)` will "
     "resolve the issue. Setting ``allow_zero_in_degree`` to be `True` when constructing this "
     "module will suppress the check and let the code run.")
+
+
+def graph_tensor(x: Any) -> Any:
+    """A tensor the graph handed out (ids, degrees) as a tensor of these layers' backend.
+
+    Graph queries return the *active* backend's tensors, and a layer package may be used while the
+    other backend is active (``nodeweave.nn.pytorch.GraphConv`` under the native backend, say)."""
+    if isinstance(x, T.Tensor):
+        return x
+    other = _backend.of(x)
+    return B.from_numpy(other.to_numpy(x), other.device_str(x))
 
 
 def is_block(graph: Any) -> bool:
@@ -62,14 +75,14 @@ def expand_as_pair(input_: Any, g: Any = None) -> Tuple[Any, Any]:
 
 def check_zero_in_degree(graph: Any, layer: str) -> None:
     """Raises ValueError (DGL's message) when some destination node has no in-edge."""
-    if bool((graph.in_degrees() == 0).any()):
+    if bool((graph_tensor(graph.in_degrees()) == 0).any()):
         raise ValueError(f"{layer}: {ZERO_IN_DEGREE_MESSAGE}")
 
 
 def degree_norm(graph: Any, side: str, power: float, like: Any):
     """``clamp(degree, min=1) ** power`` shaped ``(N, 1, ..., 1)`` to broadcast against ``like``
     (same dtype and device). ``side``: ``"in"`` (destination nodes) or ``"out"`` (source nodes)."""
-    degs = graph.in_degrees() if side == "in" else graph.out_degrees()
+    degs = graph_tensor(graph.in_degrees() if side == "in" else graph.out_degrees())
     norm = T.pow(degs.to(like).clamp(min=1), power)
     return norm.reshape((norm.shape[0],) + (1,) * (like.dim() - 1))
 

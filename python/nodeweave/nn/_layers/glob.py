@@ -1,7 +1,7 @@
 """Global pooling layers: one vector per graph of a batch (DGL's ``dgl.nn.*Pooling``, ``Set2Set``).
 
 Each layer is ``forward(graph, feat)`` with ``feat`` of shape ``(num_nodes, D)`` and returns
-``(batch_size, ...)``. They are built on the readouts of :mod:`nodeweave.nn.readout`, which reduce
+``(batch_size, ...)``. They are built on the readouts of :mod:`nodeweave.nn.native.readout`, which reduce
 graph by graph with segment kernels, never a Python loop over graphs.
 
 >>> import nodeweave as nw, nodeweave.core as nc

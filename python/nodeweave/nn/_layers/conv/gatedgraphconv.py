@@ -22,6 +22,7 @@ import numpy as np
 from nodeweave import ops
 
 from .._ns import T, nn
+from .._utils import graph_tensor
 from .._checks import check_rows, id_tensor, positive_int, to_numpy_ids
 
 __all__ = ["GatedGraphConv"]
@@ -100,7 +101,7 @@ class GatedGraphConv(nn.Module):
                 a = ops.copy_u_sum(graph, self.linears[0](feat))
                 feat = self.gru(a, feat)
             return feat
-        src, _ = graph.edges()
+        src = graph_tensor(graph.edges()[0])
         src = src.to(feat.device).long()
         etype_t = id_tensor(et, feat)
         # Stacked per call (stacking is differentiable), shared by all steps.

@@ -1,5 +1,5 @@
-"""Graph convolution layers (``nodeweave.nn.conv``), one per file, all re-exported by
-:mod:`nodeweave.nn`. See docs/nn.md for the formulas."""
+"""Graph convolution layers (``nodeweave.nn.native.conv``, ``nodeweave.nn.pytorch.conv``), one per
+file, all re-exported by the backend's layer package. See docs/nn.md for the formulas."""
 
 from .appnpconv import APPNPConv
 from .chebconv import ChebConv

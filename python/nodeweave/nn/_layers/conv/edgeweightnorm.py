@@ -8,7 +8,7 @@ from typing import Any, Callable
 from nodeweave import function as fn
 
 from .._ns import T, nn
-from .._utils import check_edge_weight, degree_norm
+from .._utils import check_edge_weight, degree_norm, graph_tensor
 
 __all__ = ["EdgeWeightNorm"]
 
@@ -54,7 +54,7 @@ class EdgeWeightNorm(nn.Module):
             raise ValueError('EdgeWeightNorm: non-positive edge weight detected with norm="both". '
                              "This leads to square root of zero or negative values.")
         w = edge_weight.reshape(-1)
-        src, dst = graph.edges()
+        src, dst = (graph_tensor(t) for t in graph.edges())
         out = w
         if self._norm in ("both", "left"):
             deg = T.zeros(graph.num_src_nodes(), dtype=w.dtype, device=w.device)

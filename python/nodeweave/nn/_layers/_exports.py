@@ -1,0 +1,28 @@
+"""Everything a backend's layer package exports (``nodeweave.nn.native``, ``nodeweave.nn.pytorch``).
+
+The layers are written once against the tensor namespace in ``_ns.py`` and loaded once per backend
+(see :mod:`nodeweave.nn`). The modules take a graph and node (and sometimes edge) features, like
+DGL's ``dgl.nn``. A bipartite graph (one source and one destination node type) takes a
+``(src_feat, dst_feat)`` pair.
+"""
+
+from .conv import (APPNPConv, ChebConv, EdgeConv, EdgeWeightNorm, GATConv, GATv2Conv, GCN2Conv,
+                   GINConv, GINEConv, GraphConv, SGConv, TAGConv)
+
+__all__ = ["APPNPConv", "ChebConv", "EdgeConv", "EdgeWeightNorm", "GATConv", "GATv2Conv",
+           "GCN2Conv", "GINConv", "GINEConv", "GraphConv", "SGConv", "TAGConv"]
+
+from .readout import (readout_nodes, readout_edges, sum_nodes, sum_edges, mean_nodes,  # noqa: E402
+                      mean_edges, max_nodes, max_edges, softmax_nodes, softmax_edges, broadcast_nodes,
+                      broadcast_edges, topk_nodes, topk_edges)
+from .glob import (SumPooling, AvgPooling, MaxPooling, SortPooling, GlobalAttentionPooling,  # noqa: E402
+                   Set2Set)
+from .linear import TypedLinear  # noqa: E402
+from .conv import SAGEConv, GatedGraphConv, NNConv, RelGraphConv  # noqa: E402
+from .hetero import HeteroGraphConv, HeteroLinear, HeteroEmbedding  # noqa: E402
+
+__all__ += ["readout_nodes", "readout_edges", "sum_nodes", "sum_edges", "mean_nodes", "mean_edges",
+            "max_nodes", "max_edges", "softmax_nodes", "softmax_edges", "broadcast_nodes", "broadcast_edges",
+            "topk_nodes", "topk_edges", "SumPooling", "AvgPooling", "MaxPooling", "SortPooling",
+            "GlobalAttentionPooling", "Set2Set", "TypedLinear", "SAGEConv", "GatedGraphConv", "NNConv",
+            "RelGraphConv", "HeteroGraphConv", "HeteroLinear", "HeteroEmbedding"]
