@@ -1,4 +1,5 @@
-"""Shared pytest fixtures: a seeded NumPy generator and a helper for non-contiguous views."""
+"""Shared pytest fixtures: a seeded NumPy generator, the active backend reset after every test, and
+a helper for non-contiguous views."""
 
 import os
 
@@ -6,6 +7,15 @@ import numpy as np
 import pytest
 
 import nodeweave.core as nc
+
+
+@pytest.fixture(autouse=True)
+def _native_backend_after_each_test():
+    """A test that switches to the pytorch backend must not change what the next test sees."""
+    import nodeweave.backend as backend
+
+    yield
+    backend.set_backend("native")
 
 
 @pytest.fixture

@@ -212,12 +212,18 @@ def test_backend_selection(monkeypatch):
     assert backend.current() is B
     with pytest.raises(ValueError, match="unknown backend 'jax'"):
         backend.set_backend("jax")
-    with pytest.raises(NotImplementedError, match="issue #5"):
-        nw.set_backend("pytorch")
+    with pytest.raises(TypeError, match="string"):
+        backend.set_backend(3)
+    assert nw.set_backend("pytorch").name == "pytorch" and backend.current().name == "pytorch"
+    assert nw.set_backend("torch").name == "pytorch"
     assert backend.set_backend("native") is B and backend.current() is B
     monkeypatch.setattr(backend, "_active", None)
     monkeypatch.setenv("NODEWEAVE_BACKEND", "native")
     assert backend.current() is B
+    monkeypatch.setattr(backend, "_active", None)
+    monkeypatch.setenv("NODEWEAVE_BACKEND", "PyTorch")
+    assert backend.current().name == "pytorch"
+    monkeypatch.setattr(backend, "_active", B)
     monkeypatch.setattr(backend, "_active", None)
     monkeypatch.setenv("NODEWEAVE_BACKEND", "mxnet")
     with pytest.raises(ValueError, match="mxnet"):

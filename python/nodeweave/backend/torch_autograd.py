@@ -108,7 +108,7 @@ class GSpMM(torch.autograd.Function):
 
 def _in_degree_divisor(rel, like: Tensor) -> Tensor:
     """In-degrees as (num_dst, 1, ...) in ``like``'s dtype, at least 1 (the mean's divisor)."""
-    deg = torch.from_numpy(rel.in_degrees()).to(device=like.device, dtype=like.dtype)
+    deg = torch.tensor(rel.in_degrees(), dtype=like.dtype, device=like.device)
     return deg.clamp(min=1).reshape((rel.num_dst,) + (1,) * (like.dim() - 1))
 
 
