@@ -61,6 +61,15 @@ Tensor degree_divisor(const graph::RelationGraphPtr& g, const Tensor& like) {
   return reshape(clamp(deg, 1.0, std::nullopt), s);
 }
 
+// Whether the edge operand broadcasts over the last feature dimension of the node operand (GAT's
+// (E, heads, 1) attention against (N, heads, D) features). Then sum_d lhs[u, .., d] * grad[v, .., d]
+// is a Dot gSDDMM, which writes (E, heads, 1) directly instead of an (E, heads, D) product that
+// sum_to would reduce afterwards.
+bool rhs_grad_is_dot(const Tensor& lhs, const Tensor& rhs, const Tensor& grad) {
+  return rhs.dim() >= 2 && rhs.size(rhs.dim() - 1) == 1 && lhs.dim() == rhs.dim() &&
+         lhs.size(lhs.dim() - 1) > 1 && grad.size(grad.dim() - 1) == lhs.size(lhs.dim() - 1);
+}
+
 // Sum/Mean gradients (mean: grad_out already divided by the degree).
 TensorList backward_sum(const GradCtx& ctx, const Tensor& grad) {
   const graph::RelationGraphPtr& g = graph_of(ctx.attrs);
@@ -84,11 +93,10 @@ TensorList backward_sum(const GradCtx& ctx, const Tensor& grad) {
   if (ctx.needs_input_grad[1] && op != BinaryOp::CopyLhs) {
     switch (op) {
       case BinaryOp::Mul:
-        grads[1] = gsddmm(g, BinaryOp::Mul, lhs, grad, Target::U, Target::V);
-        break;
       case BinaryOp::Div: {
-        Tensor t = gsddmm(g, BinaryOp::Mul, lhs, grad, Target::U, Target::V);
-        grads[1] = neg(div(t, mul(rhs, rhs)));
+        const BinaryOp prod = rhs_grad_is_dot(lhs, rhs, grad) ? BinaryOp::Dot : BinaryOp::Mul;
+        Tensor t = gsddmm(g, prod, lhs, grad, Target::U, Target::V);
+        grads[1] = op == BinaryOp::Mul ? t : neg(div(t, mul(rhs, rhs)));
         break;
       }
       case BinaryOp::Sub:

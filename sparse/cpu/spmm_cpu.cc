@@ -45,6 +45,9 @@ struct SpmmData {
   int64_t lhs_len, rhs_len, out_len, reduce_size;
   const int64_t* lhs_off;
   const int64_t* rhs_off;
+  // > 0 when rhs holds one value per block of `rhs_block` consecutive output features and lhs is
+  // not broadcast: GAT's (E, heads, 1) attention times (N, heads, D) features.
+  int64_t rhs_block;
 };
 
 // Prefetches the tile [t0, t0 + tl) of the operand rows read by the edge at position j.
@@ -116,6 +119,35 @@ void sum_rows_plain(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end)
                                          Op::kRhs && !kScalarRhs ? r + t0 : r, tl);
     }
     for (int64_t k = 0; k < tl; ++k) orow[t0 + k] = kMean ? acc[k] / deg : acc[k];
+  }
+}
+
+// Sum/Mean where rhs holds one value per block of D = rhs_block output features (multi-head
+// attention weights): per edge, each block of lhs is scaled by its own rhs scalar. The blocks of a
+// tile are vector loops over D, not the per-element offset lookups of the generic path. One pass
+// over a row's edges covers every head that fits the tile: splitting the row into register-sized
+// chunks (as sum_rows_plain does) re-reads each edge's scattered rhs row once per chunk, which
+// measured 1.7x slower for 8 heads x 16 features.
+template <typename T, typename I, typename Op, bool kMean>
+void sum_rows_blocked_rhs(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end) {
+  alignas(64) T acc[kTile];
+  const int64_t len = d.out_len, D = d.rhs_block, heads = d.rhs_len;
+  const int64_t per_tile = std::max<int64_t>(1, kTile / D);
+  for (int64_t v = row_begin; v < row_end; ++v) {
+    const int64_t beg = d.indptr[v], end = d.indptr[v + 1];
+    const T deg = kMean && end > beg ? static_cast<T>(end - beg) : T(1);
+    T* orow = d.out + v * len;
+    for (int64_t h0 = 0; h0 < heads; h0 += per_tile) {
+      const int64_t hl = std::min(per_tile, heads - h0), tl = hl * D;
+      std::fill(acc, acc + tl, T(0));
+      for (int64_t j = beg; j < end; ++j) {
+        const T* l = lhs_row<Op>(d, j) + h0 * D;
+        const T* r = rhs_row<Op>(d, j) + h0;
+        for (int64_t h = 0; h < hl; ++h)
+          accumulate_tile<Op, T, true>(acc + h * D, l + h * D, r + h, D);
+      }
+      for (int64_t k = 0; k < tl; ++k) orow[h0 * D + k] = kMean ? acc[k] / deg : acc[k];
+    }
   }
 }
 
@@ -216,12 +248,28 @@ void sum_dispatch(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end) {
         sum_rows_plain<T, I, Op, kMean, kBig, true>(d, row_begin, row_end);
       else
         sum_rows_plain<T, I, Op, kMean, kSmall, true>(d, row_begin, row_end);
+    } else if (d.rhs_block > 0) {
+      sum_rows_blocked_rhs<T, I, Op, kMean>(d, row_begin, row_end);
     } else {
       sum_rows<T, I, Op, kBcast, kMean>(d, row_begin, row_end);
     }
   } else {
     sum_rows<T, I, Op, kBcast, kMean>(d, row_begin, row_end);
   }
+}
+
+// The block length D when rhs broadcasts as (heads, 1) against lhs (heads, D): rhs_offset[k] is
+// k / D and lhs is read element by element; 0 otherwise (or when a block exceeds a tile).
+inline int64_t blocked_rhs(const BcastInfo& b) {
+  if (!b.use_bcast || b.reduce_size != 1 || b.lhs_len != b.out_len || b.rhs_len <= 1 ||
+      b.out_len % b.rhs_len != 0 || static_cast<int64_t>(b.rhs_offset.size()) != b.out_len ||
+      static_cast<int64_t>(b.lhs_offset.size()) != b.out_len)
+    return 0;
+  const int64_t D = b.out_len / b.rhs_len;
+  if (D > kTile) return 0;
+  for (int64_t k = 0; k < b.out_len; ++k)
+    if (b.rhs_offset[k] != k / D || b.lhs_offset[k] != k) return 0;
+  return D;
 }
 
 template <typename T, typename I>
@@ -243,6 +291,7 @@ void spmm_typed(const SpmmArgs& args, const BcastInfo& bcast) {
   d.reduce_size = bcast.reduce_size;
   d.lhs_off = bcast.lhs_offset.data();
   d.rhs_off = bcast.rhs_offset.data();
+  d.rhs_block = blocked_rhs(bcast);
   const ReduceOp reduce = args.reduce;
 
   detail::dispatch_op<T>(args.op, [&](auto op) {

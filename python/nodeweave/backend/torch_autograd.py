@@ -121,10 +121,16 @@ def _spmm_sum_backward(rel, op, grad, lhs, rhs, need_l, need_r):
         else:  # copy_lhs, add, sub: d out / d lhs = 1
             gl = gspmm(rev, "copy_lhs", "sum", grad, None)
     if need_r:
+        # An edge operand broadcast over the last feature dim (GAT's (E, heads, 1) attention)
+        # takes a dot gSDDMM, which writes (E, heads, 1) directly rather than an (E, heads, D)
+        # product for sum_to to reduce.
+        dot = (op in ("mul", "div") and rhs.dim() >= 2 and rhs.shape[-1] == 1
+               and lhs.dim() == rhs.dim() and lhs.shape[-1] > 1 and grad.shape[-1] == lhs.shape[-1])
+        prod = "dot" if dot else "mul"
         if op == "mul":
-            gr = gsddmm(rel, "mul", lhs, grad, "u", "v")
+            gr = gsddmm(rel, prod, lhs, grad, "u", "v")
         elif op == "div":
-            gr = -gsddmm(rel, "mul", lhs, grad, "u", "v") / (rhs * rhs)
+            gr = -gsddmm(rel, prod, lhs, grad, "u", "v") / (rhs * rhs)
         elif op == "sub":
             gr = -gsddmm(rel, "copy_lhs", grad, None, "v", "e")
         else:  # copy_rhs, add

@@ -114,7 +114,8 @@ const std::vector<Shapes> kShapes = {
     {{2, 1, 3}, {1, 4, 3}},  // broadcast both sides
     {{4, 3}, {3}},           // different ranks
     {{1}, {5}},              // scalar lhs per node
-    {{2, 3}, {2, 1}},        // broadcast the last dim
+    {{2, 3}, {2, 1}},        // broadcast the last dim (one rhs value per head)
+    {{40, 16}, {40, 1}},     // the same with more heads than one accumulator tile holds
 };
 
 TEST(Spmm, AllOpsReducesFloatInt32) {
