@@ -71,15 +71,7 @@ TensorList gather_grad_b_bw(const GradCtx& ctx) {
 }
 
 // ---- segment_mm(a, b; seglen) -> (N, n) ----
-ArrayView seglen_view(const Attrs& at) {
-  const IntList& s = at.ints(0);
-  ArrayView v;
-  v.data = const_cast<int64_t*>(s.data());
-  v.dtype = DType::Int64;
-  v.shape = {static_cast<int64_t>(s.size())};
-  v.strides = {1};
-  return v;
-}
+ArrayView seglen_view(const Attrs& at) { return host_int64_view(at.ints(0)); }
 std::vector<TensorMeta> segment_infer(const TensorList& in, const Attrs&) {
   return {TensorMeta{{in[0].size(0), in[1].size(2)}, in[0].dtype(), in[0].device()}};
 }

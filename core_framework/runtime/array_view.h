@@ -39,4 +39,15 @@ struct ArrayView {
   }
 };
 
+// A 1-D int64 view of a host vector (segment lengths and the like that kernels read on the host
+// whatever the device of their other operands). The vector must outlive the view.
+inline ArrayView host_int64_view(const std::vector<int64_t>& v) {
+  ArrayView a;
+  a.data = const_cast<int64_t*>(v.data());
+  a.dtype = DType::Int64;
+  a.shape = {static_cast<int64_t>(v.size())};
+  a.strides = {1};
+  return a;
+}
+
 }  // namespace nodeweave

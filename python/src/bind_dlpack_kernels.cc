@@ -207,30 +207,22 @@ void bind_dlpack_kernels(pyb::module_& parent) {
       pyb::arg("grad_b"), pyb::arg("stream") = 0);
 
   // seglen stays on the host for every device (the kernels read it there).
-  auto seglen_view = [](const std::vector<int64_t>& s) {
-    ArrayView v;
-    v.data = const_cast<int64_t*>(s.data());
-    v.dtype = DType::Int64;
-    v.shape = {static_cast<int64_t>(s.size())};
-    v.strides = {1};
-    return v;
-  };
   m.def(
       "segment_mm",
-      [seglen_view](pyb::handle a, pyb::handle b, const std::vector<int64_t>& seglen,
+      [](pyb::handle a, pyb::handle b, const std::vector<int64_t>& seglen,
                     pyb::handle out, uintptr_t stream) {
         ArrayView av = borrow(a, "a"), bv = borrow(b, "b"), o = borrow_out(out, "out");
-        ArrayView sv = seglen_view(seglen);
+        ArrayView sv = host_int64_view(seglen);
         run(stream, [&] { sparse::segment_mm(av, bv, sv, o); });
       },
       pyb::arg("a"), pyb::arg("b"), pyb::arg("seglen"), pyb::arg("out"), pyb::arg("stream") = 0);
   m.def(
       "segment_mm_grad_b",
-      [seglen_view](pyb::handle a, pyb::handle grad_out, const std::vector<int64_t>& seglen,
+      [](pyb::handle a, pyb::handle grad_out, const std::vector<int64_t>& seglen,
                     pyb::handle grad_b, uintptr_t stream) {
         ArrayView av = borrow(a, "a"), go = borrow(grad_out, "grad_out");
         ArrayView gb = borrow_out(grad_b, "grad_b");
-        ArrayView sv = seglen_view(seglen);
+        ArrayView sv = host_int64_view(seglen);
         run(stream, [&] { sparse::segment_mm_grad_b(av, go, sv, gb); });
       },
       pyb::arg("a"), pyb::arg("grad_out"), pyb::arg("seglen"), pyb::arg("grad_b"),

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import nodeweave.core as nc
+from nodeweave.backend import _shared
 from nodeweave.core import Tensor
 
 name = "native"
@@ -85,20 +86,9 @@ def to_device(t: Tensor, device: Any) -> Tensor:
 
 
 def canonical_device(device: Any) -> str:
-    """Normalizes a device spec (``None``, ``'cpu'``, ``'cuda'``, ``'cuda:1'``, device objects)."""
-    if device is None:
-        return "cpu"
-    if isinstance(device, int):
-        return f"cuda:{device}"
-    s = str(device)
-    if s.startswith("device(type="):  # repr of nodeweave.core.device
-        d = device
-        return "cpu" if d.type == "cpu" else (f"{d.type}:{d.index or 0}")
-    if s == "cuda":
-        return "cuda:0"
-    if s == "cpu" or (s.startswith("cuda:") and s[5:].isdigit()):
-        return s
-    raise ValueError(f"device must be 'cpu' or 'cuda[:N]', got {device!r}")
+    """Normalizes a device spec (``None``, ``'cpu'``, ``'cuda'``, ``'cuda:1'``, an int, a device
+    object) to ``'cpu'`` or ``'cuda:N'``."""
+    return _shared.canonical_device(device)
 
 
 def index_select(t: Tensor, idx: Any) -> Tensor:
@@ -170,13 +160,4 @@ def index_copy(t: Tensor, idx: Tensor, rows: Tensor) -> Tensor:
 
 def cross_reduce(tensors: Sequence[Tensor], reducer: str) -> Tensor:
     """Combine per-relation results arriving at one node type (multi_update_all)."""
-    if len(tensors) == 1 and reducer != "stack":
-        return tensors[0]
-    stacked = nc.stack(list(tensors), 1)
-    if reducer == "stack":
-        return stacked
-    if reducer == "sum":
-        return stacked.sum(1)
-    if reducer == "mean":
-        return stacked.mean(1)
-    return stacked.amax(1) if reducer == "max" else stacked.amin(1)
+    return _shared.cross_reduce(nc.stack, tensors, reducer)

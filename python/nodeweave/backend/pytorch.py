@@ -22,6 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
+from nodeweave.backend import _shared
 from nodeweave.backend.torch_autograd import (edge_softmax, gather_mm, gsddmm,  # noqa: F401
                                               gspmm, segment_mm, segment_reduce, segment_softmax)
 
@@ -35,21 +36,9 @@ def is_tensor(x: Any) -> bool:
 
 
 def canonical_device(device: Any) -> str:
-    """Normalizes a device spec (``None``, ``'cpu'``, ``'cuda'``, ``'cuda:1'``, int, torch.device)."""
-    if device is None:
-        return "cpu"
-    if isinstance(device, int) and not isinstance(device, bool):
-        return f"cuda:{device}"
-    if isinstance(device, torch.device):
-        return "cpu" if device.type == "cpu" else f"{device.type}:{device.index or 0}"
-    s = str(device)
-    if s.startswith("device(type="):  # a nodeweave.core.device
-        return "cpu" if device.type == "cpu" else f"{device.type}:{device.index or 0}"
-    if s == "cuda":
-        return "cuda:0"
-    if s == "cpu" or (s.startswith("cuda:") and s[5:].isdigit()):
-        return s
-    raise ValueError(f"device must be 'cpu' or 'cuda[:N]', got {device!r}")
+    """Normalizes a device spec (``None``, ``'cpu'``, ``'cuda'``, ``'cuda:1'``, an int, a device
+    object) to ``'cpu'`` or ``'cuda:N'``."""
+    return _shared.canonical_device(device)
 
 
 def _place(t: Tensor, device: Any) -> Tensor:
@@ -163,13 +152,4 @@ def index_copy(t: Tensor, idx: Tensor, rows: Tensor) -> Tensor:
 
 def cross_reduce(tensors: Sequence[Tensor], reducer: str) -> Tensor:
     """Combine per-relation results arriving at one node type (multi_update_all)."""
-    if len(tensors) == 1 and reducer != "stack":
-        return tensors[0]
-    stacked = torch.stack(list(tensors), 1)
-    if reducer == "stack":
-        return stacked
-    if reducer == "sum":
-        return stacked.sum(1)
-    if reducer == "mean":
-        return stacked.mean(1)
-    return stacked.amax(1) if reducer == "max" else stacked.amin(1)
+    return _shared.cross_reduce(torch.stack, tensors, reducer)

@@ -179,14 +179,9 @@ def _spmm_arg_backward(rel, op, grad, lhs, rhs, arg_l, arg_r, need_l, need_r):
 
 
 def gspmm(rel, op: str, reduce_op: str, lhs: Optional[Tensor], rhs: Optional[Tensor]) -> Tensor:
-    """Differentiable gSpMM on torch tensors (same contract as ``nodeweave._C.gspmm``)."""
-    if op == "dot":
-        raise ValueError("gspmm: the message op 'dot' is not supported; use gsddmm for dot products")
+    """Differentiable gSpMM on torch tensors (same contract as ``nodeweave._C.gspmm``); a missing
+    operand or an unknown op is reported by :func:`torch_kernels.spmm`."""
     need_l, need_r = op != "copy_rhs", op != "copy_lhs"
-    if need_l and lhs is None:
-        raise ValueError(f"gspmm: op '{op}' needs lhs (source node features)")
-    if need_r and rhs is None:
-        raise ValueError(f"gspmm: op '{op}' needs rhs (edge features)")
     (lhs, rhs), back = _to_float([lhs if need_l else None, rhs if need_r else None])
     lhs, rhs = K.align("gspmm", lhs, rhs)
     return _cast_back(GSpMM.apply(rel, op, reduce_op, lhs, rhs), back)
@@ -251,12 +246,9 @@ def _operand_grad(rel, mult: str, grad: Tensor, o: Tensor, t: str, ot: str, cach
 
 def gsddmm(rel, op: str, lhs: Optional[Tensor], rhs: Optional[Tensor], lhs_target: str = "u",
            rhs_target: str = "v") -> Tensor:
-    """Differentiable gSDDMM on torch tensors (same contract as ``nodeweave._C.gsddmm``)."""
+    """Differentiable gSDDMM on torch tensors (same contract as ``nodeweave._C.gsddmm``); a missing
+    operand is reported by :func:`torch_kernels.sddmm`."""
     need_l, need_r = op != "copy_rhs", op != "copy_lhs"
-    if need_l and lhs is None:
-        raise ValueError(f"gsddmm: op '{op}' needs lhs")
-    if need_r and rhs is None:
-        raise ValueError(f"gsddmm: op '{op}' needs rhs")
     for name, t in (("lhs_target", lhs_target), ("rhs_target", rhs_target)):
         if t not in ("u", "e", "v"):
             raise ValueError(f"gsddmm: {name} must be 'u', 'e' or 'v', got {t!r}")
