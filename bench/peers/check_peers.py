@@ -28,13 +28,26 @@ def _version(dist: str) -> str | None:
         return None
 
 
+def check_torch() -> str | None:
+    """None if torch imports and exchanges arrays with NumPy (the workers need both), else why not."""
+    try:
+        import numpy as np
+        import torch
+
+        assert torch.from_numpy(np.arange(3.0)).numpy().tolist() == [0.0, 1.0, 2.0]
+        return None
+    except BaseException as e:  # noqa: BLE001
+        return f"{type(e).__name__}: {e}"
+
+
 def check_dgl() -> dict[str, Any]:
     """Imports DGL and sums three messages with dgl.ops.copy_u_sum."""
     try:
         import dgl
+        import numpy as np
         import torch
 
-        g = dgl.graph((torch.tensor([0, 1, 2]), torch.tensor([1, 2, 1])), num_nodes=3)
+        g = dgl.graph((torch.from_numpy(np.array([0, 1, 2])), torch.tensor([1, 2, 1])), num_nodes=3)
         x = torch.tensor([[1.0], [2.0], [4.0]])
         out = dgl.ops.copy_u_sum(g, x)
         assert out.flatten().tolist() == [0.0, 5.0, 2.0], out
@@ -72,6 +85,7 @@ def check_nodeweave(root: Path) -> dict[str, Any]:
 
 
 def main() -> None:
+    os.environ.setdefault("DGLBACKEND", "pytorch")  # else DGL prints a notice on first import
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[2])
     p.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "versions.json")
@@ -80,8 +94,9 @@ def main() -> None:
     info: dict[str, Any] = {"python": platform.python_version(), "executable": sys.executable}
     for dist in ("torch", "numpy", "scipy", "matplotlib", "torchdata"):
         info[dist] = _version(dist)
-    if info["torch"] is None:
-        print("ERROR: torch is not installed in this interpreter: no peer can run")
+    torch_error = check_torch()
+    if torch_error:
+        print(f"ERROR: torch does not work in this interpreter, no peer can run: {torch_error}")
         sys.exit(1)
     info["dgl"] = check_dgl()
     info["pyg"] = check_pyg()

@@ -26,9 +26,10 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 CACHE_DIR = Path(__file__).resolve().parent / ".cache"
 # Bump when the way a graph is built changes, so that stale caches are rebuilt.
@@ -48,11 +49,19 @@ def cache_path(key: str, cache_dir: Path = CACHE_DIR) -> Path:
     return cache_dir / f"{key}.v{CACHE_VERSION}.npz"
 
 
+# NumPy is imported inside the functions: run.py imports this module for its names and paths, and
+# runs under any python3 (the standard library is enough for the driver).
+
+
 def _to_numpy(t: Any) -> np.ndarray:
+    import numpy as np
+
     return t.numpy() if hasattr(t, "numpy") else np.asarray(t)
 
 
 def _random_features(n: int, n_classes: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    import numpy as np
+
     rng = np.random.default_rng(0)
     x = rng.standard_normal((n, 128), dtype=np.float32)
     y = rng.integers(0, n_classes, n) if n_classes else None
@@ -61,6 +70,8 @@ def _random_features(n: int, n_classes: int | None = None) -> tuple[np.ndarray, 
 
 def build(key: str) -> dict[str, Any]:
     """Builds graph ``key`` with nodeweave and returns its arrays (see the module docstring)."""
+    import numpy as np
+
     import nodeweave as nw
     from nodeweave import data
 
@@ -90,6 +101,8 @@ def build(key: str) -> dict[str, Any]:
 
 def ensure(key: str, cache_dir: Path = CACHE_DIR) -> Path:
     """Path of graph ``key``'s cache file, building it first if it is missing."""
+    import numpy as np
+
     path = cache_path(key, cache_dir)
     if path.exists():
         return path
@@ -103,6 +116,8 @@ def ensure(key: str, cache_dir: Path = CACHE_DIR) -> Path:
 
 def load(path: Path | str) -> dict[str, Any]:
     """The arrays of a cache file; ``num_nodes`` as int, ``name`` as str."""
+    import numpy as np
+
     with np.load(path) as z:
         out = {k: z[k] for k in z.files}
     out["num_nodes"] = int(out["num_nodes"])

@@ -44,7 +44,7 @@ def namespace(system: str, threads: int) -> Namespace:
     if system == "nodeweave-native":
         nw.set_backend("native")
         return Namespace(system, nc, nc.nn, nc.nn.functional, nc.optim,
-                         tensor=nc.tensor, to_numpy=lambda t: t.numpy(),
+                         tensor=nc.tensor, to_numpy=lambda t: t.detach().numpy(),
                          set_num_threads=nc.set_num_threads, manual_seed=nc.manual_seed,
                          no_grad=nc.no_grad)
     if system == "nodeweave-pytorch":

@@ -25,6 +25,8 @@ RATIOS = [("nodeweave-native", "dgl", "native/DGL"), ("nodeweave-native", "pyg",
           ("nodeweave-pytorch", "dgl", "pytorch/DGL"), ("nodeweave-pytorch", "pyg", "pytorch/PyG")]
 # The worker that produces each column (pyg-spmm comes from the pyg worker).
 WORKER = {"pyg-spmm": "pyg"}
+COLORS = {"dgl": "tab:blue", "pyg": "tab:orange", "pyg-spmm": "tab:olive",
+          "nodeweave-native": "tab:red", "nodeweave-pytorch": "tab:purple"}
 KERNEL_TITLES = {"copy_u_sum": "copy_u-sum", "u_mul_e_sum": "u_mul_e-sum", "u_dot_v": "u_dot_v"}
 TOLERANCE = 1e-3  # relative, on the sum of |output|: float32 sums in different orders differ a little
 
@@ -108,16 +110,21 @@ def markdown(results: dict[str, Any]) -> str:
               f"- Python {v.get('python', '?')}, torch {v.get('torch', '?')}, "
               f"DGL {v.get('dgl', 'n/a')}, PyG {v.get('torch_geometric', 'n/a')}, "
               f"nodeweave {v.get('nodeweave', 'n/a')}",
-              f"- nodeweave ran with {results.get('nodeweave_python', 'n/a')}",
+              f"- nodeweave's interpreter: {results.get('nodeweave_python', 'n/a')}",
               f"- Each time: median of {results['reps']} runs after {results['warmup']} warm-up run(s), "
               "in ms. Training: one epoch (forward, cross-entropy on all nodes, backward, Adam step). "
               "Kernels: forward only, float32, d = feature width.",
               "- Ratios are nodeweave time / peer time: below 1 means nodeweave is faster. For kernels "
               "the PyG ratio uses the faster of PyG's two ways (scatter, torch.sparse.mm).",
-              "- `—`: not applicable; `n/a [k]`: could not run, see note k.", ""]
+              "- `—`: not applicable; `n/a [k]`: could not run, see note k."]
+    load = results.get("load_at_start")
+    if load is not None:
+        busy = " — **the machine was busy: timings are noisy**" if load > 0.5 else ""
+        lines.append(f"- 1-minute load average before the run: {load:.2f}{busy}")
+    lines.append("")
     head = ["graph", "task"] + [t for _, t in cols] + [t for _, _, t in ratios]
     lines += ["| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 2)]
-    mismatches = []
+    mismatches, compared = [], 0
     for row in rows(results):
         cells, kind, task = row["cells"], row["kind"], row["task"]
         title = task if kind == "train" else f"{KERNEL_TITLES.get(task, task)} d={row['dim']}"
@@ -137,15 +144,18 @@ def markdown(results: dict[str, Any]) -> str:
         lines.append("| " + " | ".join(out) + " |")
         sums = {s: r["abssum"] for s, r in cells.items() if "abssum" in r}
         if len(sums) > 1:
+            compared += 1
             lo, hi = min(sums.values()), max(sums.values())
             if hi - lo > TOLERANCE * max(abs(hi), 1.0):
-                mismatches.append(f"{row['graph']} {title}: " + ", ".join(f"{s} {x:.6g}" for s, x in sums.items()))
+                per_system = ", ".join(f"{s} {x:.6g}" for s, x in sums.items())
+                mismatches.append(f"{row['graph']} {title}: {per_system}")
     lines.append("")
     if mismatches:
         lines += ["**Kernel outputs disagree** (sum of |output| per system):", ""]
         lines += [f"- {m}" for m in mismatches] + [""]
-    elif any(r["kind"] == "kernel" for r in rows(results)):
-        lines += [f"All kernel outputs agree across systems (sum of |output| within {TOLERANCE:g} relative).", ""]
+    elif compared:
+        lines += ["All kernel outputs agree across systems (sum of |output| within "
+                  f"{TOLERANCE:g} relative).", ""]
     if results.get("notes"):
         lines += ["Notes:", ""] + [f"- {n}" for n in results["notes"]] + [""]
     if notes.notes:
@@ -167,18 +177,19 @@ def chart(results: dict[str, Any], path: Path) -> None:
     panels = [(k, rs) for k, rs in panels if rs]
     if not panels:
         return
-    fig, axes = plt.subplots(len(panels), 1, figsize=(max(8, 1.1 * max(len(rs) for _, rs in panels)), 4.5 * len(panels)),
-                             squeeze=False)
-    width = 0.8 / len(cols)
+    groups = max(len(rs) for _, rs in panels)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(max(8, 1.1 * groups), 4.5 * len(panels)), squeeze=False)
     for ax, (kind, rs) in zip(axes[:, 0], panels):
-        for j, (sys_key, title) in enumerate(cols):
+        here = [(k, t) for k, t in cols if any("ms" in r["cells"].get(k, {}) for r in rs)]
+        width = 0.8 / max(1, len(here))
+        for j, (sys_key, title) in enumerate(here):
             xs, ys = [], []
             for i, r in enumerate(rs):
                 rec = r["cells"].get(sys_key)
                 if rec and "ms" in rec and rec["ms"] > 0:
                     xs.append(i - 0.4 + width * (j + 0.5))
                     ys.append(rec["ms"])
-            ax.bar(xs, ys, width, label=title)
+            ax.bar(xs, ys, width, label=title, color=COLORS.get(sys_key))
         labels = [f"{r['graph']}\n{r['task'] if kind == 'train' else KERNEL_TITLES.get(r['task'], r['task'])}"
                   + ("" if kind == "train" else f" d={r['dim']}") for r in rs]
         ax.set_xticks(range(len(rs)))
@@ -214,11 +225,13 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("results", type=Path, help="results.json written by run.py")
     p.add_argument("--out", type=Path, default=None, help="folder (default: beside results.json)")
+    p.add_argument("--quiet", action="store_true", help="do not print the table")
     args = p.parse_args()
     results = json.loads(args.results.read_text())
     md, png = write(results, args.out or args.results.parent)
-    print(md.read_text())
-    print(f"wrote {md}" + (f" and {png}" if png else ""))
+    if not args.quiet:
+        print(md.read_text())
+        print(f"wrote {md}" + (f" and {png}" if png else ""))
 
 
 if __name__ == "__main__":

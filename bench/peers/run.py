@@ -55,7 +55,8 @@ def base_env(threads: int) -> dict[str, str]:
 
 def nodeweave_env(threads: int, backend: str = "native") -> dict[str, str]:
     env = base_env(threads)
-    env["PYTHONPATH"] = str(ROOT / "python") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    extra = os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""
+    env["PYTHONPATH"] = str(ROOT / "python") + extra
     env["NODEWEAVE_BACKEND"] = backend
     return env
 
@@ -71,26 +72,34 @@ def last_error(text: str) -> str:
 
 
 def run_child(cmd: list[str], env: dict[str, str], timeout: float) -> tuple[int, str, str]:
-    """Runs ``cmd``, echoing its stderr live (progress), and returns (status, stdout, stderr tail)."""
+    """Runs ``cmd``, echoing its progress lines (stderr) live; returns (status, stdout, stderr tail).
+    A child still running after ``timeout`` seconds is killed (status 124)."""
     proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, bufsize=1)
     tail: deque[str] = deque(maxlen=200)
-    start = time.monotonic()
     out_chunks: list[str] = []
-    reader = threading.Thread(target=lambda: out_chunks.append(proc.stdout.read()), daemon=True)
-    reader.start()
-    for line in proc.stderr:
-        tail.append(line)
-        if line.startswith("  "):
-            print(line, end="", flush=True)
+
+    def pump_stderr() -> None:
+        for line in proc.stderr:
+            tail.append(line)
+            if line.startswith("  "):  # the worker's progress lines (and tracebacks)
+                print(line, end="", flush=True)
+
+    readers = [threading.Thread(target=lambda: out_chunks.append(proc.stdout.read()), daemon=True),
+               threading.Thread(target=pump_stderr, daemon=True)]
+    for t in readers:
+        t.start()
     try:
-        proc.wait(timeout=max(1.0, timeout - (time.monotonic() - start)))
+        proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+        for t in readers:
+            t.join(5)
         tail.append(f"TimeoutError: worker ran past {timeout:.0f} s\n")
         return 124, "", "".join(tail)
-    reader.join()
+    for t in readers:
+        t.join()
     return proc.returncode, "".join(out_chunks), "".join(tail)
 
 
@@ -166,6 +175,9 @@ def main() -> None:
             p.error(f"unknown system {s!r} (choose from {', '.join(SYSTEMS)})")
     keys = [g.strip() for g in args.graphs.split(",") if g.strip()]
 
+    load = os.getloadavg()[0]  # before anything of ours runs: others' work skews every timing
+    if load > 0.5:
+        say(f"WARNING: the machine is busy (1-minute load average {load:.2f}); timings will be noisy")
     versions = setup(args)
     nw_py, nw_where = nodeweave_python(args.threads)
     say(f"== nodeweave runs with {nw_where}" if nw_py else f"== nodeweave does not import: {nw_where}")
@@ -227,19 +239,32 @@ def main() -> None:
              "normalization on every call, as nodeweave does.",
              "PyG layers run on a plain edge_index (gather + scatter message passing), its default.",
              "PyG sparse.mm: torch.sparse.mm with an int32 CSR adjacency built once; for u_mul_e-sum "
-             "the edge weights are permuted into CSR order inside the timed call."]
+             "the edge weights are permuted into CSR order inside the timed call.",
+             "DBLP has no node features: it gets 128-dimensional standard normal ones (seed 0), as "
+             "the R-MAT graph does. All graphs hold one self-loop per node."]
     if nw_py and PROJECT_PY.exists() and Path(nw_py) == PROJECT_PY:
         notes.append("nodeweave ran in the project .venv (a different torch than DGL/PyG for the "
                      "pytorch backend), because it did not import in bench/.venv-peers.")
     results = {"threads": args.threads, "reps": args.reps, "warmup": args.warmup, "systems": systems,
-               "graphs": names, "cpu": report.cpu_model(), "cores": os.cpu_count(), "versions": merged,
-               "nodeweave_python": nw_where, "notes": notes, "runs": runs}
+               "graphs": names, "cpu": report.cpu_model(), "cores": os.cpu_count(),
+               "load_at_start": load, "versions": merged,
+               "nodeweave_python": nw_where if nw_py else f"did not import: {nw_where}",
+               "notes": notes, "runs": runs}
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
-    md, png = report.write(results, args.out)
+    # The chart needs matplotlib, which the peers venv has (the driver itself needs only the
+    # standard library).
+    rep_py = str(PEERS_PY) if PEERS_PY.exists() else sys.executable
+    r = subprocess.run([rep_py, str(HERE / "report.py"), str(args.out / "results.json"), "--quiet"],
+                       cwd=ROOT)
+    if r.returncode != 0:
+        say("report.py failed in the peers venv; writing the table without the chart")
+        report.write(results, args.out)
+    md = args.out / "results.md"
     say("")
     say(md.read_text())
-    say(f"wrote {args.out / 'results.json'}, {md}" + (f", {png}" if png else ""))
+    png = args.out / "results.png"
+    say(f"wrote {args.out / 'results.json'}, {md}" + (f", {png}" if png.exists() else " (no chart)"))
 
 
 if __name__ == "__main__":

@@ -23,8 +23,9 @@ PY="$VENV/bin/python"
 # to 2.2.1, the newest one DGL can load. torch 2.2 was compiled against NumPy 1.x, hence numpy<2.
 # dgl.graphbolt imports torchdata.datapipes (removed in torchdata 0.9); 0.7.1 is the release of the
 # torch 2.1/2.2 era.
-TORCH_PACKAGES=(torch==2.2.1)
-BASE_PACKAGES=("numpy<2" scipy matplotlib networkx)
+# These pins go to every pip call as constraints, so that no later install swaps torch or NumPy.
+PINS=(torch==2.2.1 "numpy<2")
+BASE_PACKAGES=(torch numpy scipy matplotlib networkx)
 DGL_PACKAGES=(dgl==2.1.0 torchdata==0.7.1 pydantic pyyaml packaging psutil requests tqdm pandas)
 PYG_PACKAGES=(torch_geometric)
 
@@ -40,21 +41,23 @@ if [ ! -x "$PY" ]; then
 fi
 
 stamp="$VENV/.peers-packages"
-want="${TORCH_PACKAGES[*]} ${BASE_PACKAGES[*]} ${DGL_PACKAGES[*]} ${PYG_PACKAGES[*]}"
+want="${PINS[*]} ${BASE_PACKAGES[*]} ${DGL_PACKAGES[*]} ${PYG_PACKAGES[*]}"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   log "installing into bench/.venv-peers: $want  (torch's wheel is several GB: the first run takes a while)"
   "$PY" -m pip install -q --upgrade pip
+  constraints="$VENV/peers-constraints.txt"
+  printf '%s\n' "${PINS[@]}" > "$constraints"
+  pip_install() { "$PY" -m pip install -q -c "$constraints" "$@"; }
   ok=1
-  if ! "$PY" -m pip install -q "${TORCH_PACKAGES[@]}" "${BASE_PACKAGES[@]}"; then
+  if ! pip_install "${BASE_PACKAGES[@]}"; then
     echo "ERROR: could not install torch / numpy / scipy / matplotlib: no peer can run"; exit 1
   fi
-  # Each peer is installed on its own so that one that fails does not take the other down. The
-  # torch pin is repeated so that pip never swaps torch for another version.
-  if ! "$PY" -m pip install -q "${TORCH_PACKAGES[@]}" "${DGL_PACKAGES[@]}"; then
+  # Each peer is installed on its own so that one that fails does not take the other down.
+  if ! pip_install "${DGL_PACKAGES[@]}"; then
     echo "PEER NOT INSTALLED: DGL (pip install ${DGL_PACKAGES[*]} failed); the benchmark runs without it"
     ok=0
   fi
-  if ! "$PY" -m pip install -q "${TORCH_PACKAGES[@]}" "${PYG_PACKAGES[@]}"; then
+  if ! pip_install "${PYG_PACKAGES[@]}"; then
     echo "PEER NOT INSTALLED: PyG (pip install ${PYG_PACKAGES[*]} failed); the benchmark runs without it"
     ok=0
   fi

@@ -15,7 +15,8 @@ Tasks, each the median of ``--reps`` runs after ``--warmup`` runs:
   scalar per edge ``(E, 1)``, and u_dot_v (per-edge dot product of x[src] and x[dst]). PyG has two
   ways for the first two: ``scatter`` of gathered messages (system ``pyg``) and ``torch.sparse.mm``
   with a CSR adjacency (reported as system ``pyg-spmm``). Every kernel record carries checksums
-  (the float64 sum and sum of absolute values of its output) so that the driver can check that all systems computed the same.
+  (the float64 sum and sum of absolute values of its output) so that the driver can check that
+  all systems computed the same.
 
 Run:  python bench/peers/worker.py --system dgl --graph bench/peers/.cache/cora.v1.npz [--threads 2]
 """
@@ -36,6 +37,7 @@ def _pin_threads() -> int:
             n = a.split("=", 1)[1]
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = n
+    os.environ.setdefault("DGLBACKEND", "pytorch")
     return int(n)
 
 
@@ -47,6 +49,7 @@ import platform  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
+import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, Callable  # noqa: E402
 
@@ -56,6 +59,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import graphs  # noqa: E402
 
+Thunks = dict[tuple[str, str], Callable[[], Any]]  # {(kernel, system label): zero-argument call}
 SYSTEMS = ("dgl", "pyg", "nodeweave-native", "nodeweave-pytorch")
 MODELS = ("GCN", "GAT", "GraphSAGE")
 KERNELS = ("copy_u_sum", "u_mul_e_sum", "u_dot_v")
@@ -100,7 +104,7 @@ class System:
     def model(self, name: str, in_feats: int, n_classes: int) -> Any:
         raise NotImplementedError
 
-    def kernels(self, g: Any, data: dict[str, Any], x: Any, w: Any) -> dict[tuple[str, str], Callable[[], Any]]:
+    def kernels(self, g: Any, data: dict[str, Any], x: Any, w: Any) -> Thunks:
         """``{(kernel, system label): thunk}``; a system may time several ways of one kernel."""
         raise NotImplementedError
 
@@ -150,7 +154,7 @@ class DGLSystem(TorchSystem):
 
         return models_torch.build("dgl", name, in_feats, n_classes)
 
-    def kernels(self, g: Any, data: dict[str, Any], x: Any, w: Any) -> dict[tuple[str, str], Callable[[], Any]]:
+    def kernels(self, g: Any, data: dict[str, Any], x: Any, w: Any) -> Thunks:
         ops = self.dgl.ops
         return {("copy_u_sum", "dgl"): lambda: ops.copy_u_sum(g, x),
                 ("u_mul_e_sum", "dgl"): lambda: ops.u_mul_e_sum(g, x, w),
@@ -178,7 +182,7 @@ class PyGSystem(TorchSystem):
 
         return models_torch.build("pyg", name, in_feats, n_classes)
 
-    def kernels(self, g: Any, data: dict[str, Any], x: Any, w: Any) -> dict[tuple[str, str], Callable[[], Any]]:
+    def kernels(self, g: Any, data: dict[str, Any], x: Any, w: Any) -> Thunks:
         torch, scatter = self.torch, self.scatter
         src, dst, n = g[0], g[1], data["num_nodes"]
         # CSR of A[dst, src] for torch.sparse.mm, built once (as a cached adjacency would be). int32
@@ -191,6 +195,7 @@ class PyGSystem(TorchSystem):
         np.cumsum(np.bincount(d, minlength=n), out=crow[1:])
         crow_t, col_t = torch.from_numpy(crow), torch.from_numpy(s[order].astype(idx))
         perm = torch.from_numpy(order)
+        warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
         ones = torch.sparse_csr_tensor(crow_t, col_t, torch.ones(s.size), size=(n, n))
 
         def spmm_weighted() -> Any:
@@ -243,7 +248,7 @@ class NodeweaveSystem(System):
 
         return models_nodeweave.build(self.ns, name, in_feats, n_classes)
 
-    def kernels(self, g: Any, data: dict[str, Any], x: Any, w: Any) -> dict[tuple[str, str], Callable[[], Any]]:
+    def kernels(self, g: Any, data: dict[str, Any], x: Any, w: Any) -> Thunks:
         ops = self.nw.ops
         return {("copy_u_sum", self.name): lambda: ops.copy_u_sum(g, x),
                 ("u_mul_e_sum", self.name): lambda: ops.u_mul_e_sum(g, x, w),
