@@ -4,13 +4,22 @@ node classification, the mean ± std report and the training-curve plot.
 Each example defines its model and calls :func:`run_node_classification` (or its own loop for graph
 classification), then :func:`report`, which prints ``Test accuracy: 0.xxxx`` (``mean ± std`` over
 several seeds) as the last line.
+
+Backends: every example takes ``--backend native|pytorch`` (default: ``$NODEWEAVE_BACKEND``, else
+native). The examples import their layers at the top (``from nodeweave.nn import GraphConv``) and
+nodeweave resolves a layer to the backend active at that moment, so this module reads ``--backend``
+from ``sys.argv`` as soon as it is imported — import it before ``nodeweave.nn`` — selects the
+backend, and exports that backend's tensor library as one namespace the models are written against:
+``T`` (``nodeweave.core`` or ``torch``), ``nn``, ``F``, ``optim`` and ``no_grad``. Both follow
+PyTorch's names, so each model is written once.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
+import os
 import random
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -20,15 +29,42 @@ from tqdm import tqdm
 
 import nodeweave as nw
 import nodeweave.core as nc
-from nodeweave.core import nn, optim
+from nodeweave.backend import BACKENDS
+
+
+def _select_backend() -> str:
+    """Activates the backend named by ``--backend`` on the command line, else by
+    ``$NODEWEAVE_BACKEND``, else native, and returns its name.
+
+    A ``--backend`` value that is not a backend name is ignored here: :func:`base_parser`, which
+    lists the choices, rejects it with the usual usage message when the example parses its options."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--backend", default=None)
+    name = pre.parse_known_args()[0].backend
+    if name not in BACKENDS:
+        name = os.environ.get("NODEWEAVE_BACKEND") or "native"
+    return nw.set_backend(name).name  # raises ValueError for an unknown $NODEWEAVE_BACKEND
+
+
+BACKEND = _select_backend()
+
+if BACKEND == "pytorch":
+    import torch as T  # noqa: N812 - "the tensor library" of the chosen backend
+    from torch import nn, optim
+else:
+    T = nc  # noqa: N816
+    from nodeweave.core import nn, optim
 
 F = nn.functional
+no_grad = T.no_grad
 
 
 def base_parser(description: str, epochs: int, lr: float, weight_decay: float) -> argparse.ArgumentParser:
     """Options every example takes; defaults are the paper's where the paper states them."""
     p = argparse.ArgumentParser(description=description,
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--backend", choices=["native", "pytorch"], default=BACKEND,
+                   help="tensor backend (default: $NODEWEAVE_BACKEND, else native)")
     p.add_argument("--epochs", type=int, default=epochs)
     p.add_argument("--lr", type=float, default=lr)
     p.add_argument("--weight-decay", type=float, default=weight_decay)
@@ -42,8 +78,15 @@ def base_parser(description: str, epochs: int, lr: float, weight_decay: float) -
 
 
 def setup(args: argparse.Namespace) -> None:
+    """Checks the backend and sets the thread count. nodeweave's graph kernels run on the native
+    engine's OpenMP pool whichever the backend, so with PyTorch both pools get ``--threads``."""
+    if args.backend != BACKEND:  # only if the option was spelt so that the early parse missed it
+        sys.exit(f"error: the backend was selected as {BACKEND!r} at import but --backend says "
+                 f"{args.backend!r}; spell the option out as --backend {args.backend}")
     if args.threads:
         nc.set_num_threads(args.threads)
+        if BACKEND == "pytorch":
+            T.set_num_threads(args.threads)
 
 
 def set_seed(seed: int) -> None:
@@ -51,9 +94,16 @@ def set_seed(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
     nc.manual_seed(seed)
+    if BACKEND == "pytorch":
+        T.manual_seed(seed)
 
 
-def accuracy(logits: nc.Tensor, labels: nc.Tensor) -> float:
+def mask_to_index(mask: T.Tensor) -> T.Tensor:
+    """The positions where a boolean mask is true, as an int64 tensor."""
+    return T.nonzero(mask, as_tuple=True)[0]
+
+
+def accuracy(logits: T.Tensor, labels: T.Tensor) -> float:
     if labels.shape[0] == 0:
         return float("nan")
     return float((logits.argmax(1) == labels).float().mean().item())
@@ -74,20 +124,20 @@ class NodeTask:
     """A graph with node features, labels and the train/validation/test masks."""
 
     g: nw.HeteroGraph
-    x: nc.Tensor
-    labels: nc.Tensor
+    x: T.Tensor
+    labels: T.Tensor
     masks: tuple
     n_classes: int
 
 
-def run_node_classification(model: nn.Module, forward: Callable[[], nc.Tensor], task: NodeTask,
+def run_node_classification(model: nn.Module, forward: Callable[[], T.Tensor], task: NodeTask,
                             args: argparse.Namespace, desc: str) -> tuple[float, History]:
     """Full-graph training with Adam and model selection on validation accuracy (ties broken by the
     lower validation loss): returns the test accuracy of the selected epoch and the curves.
 
     ``forward()`` runs the model on the whole graph and returns logits for every node.
     """
-    train_idx, val_idx, test_idx = (nc.tensor(np.flatnonzero(m.numpy())) for m in task.masks)
+    train_idx, val_idx, test_idx = (mask_to_index(m) for m in task.masks)
     y_train, y_val, y_test = (task.labels.index_select(0, i) for i in (train_idx, val_idx, test_idx))
     opt = optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     hist = History()
@@ -102,7 +152,7 @@ def run_node_classification(model: nn.Module, forward: Callable[[], nc.Tensor], 
         loss.backward()
         opt.step()
         model.eval()
-        with nc.no_grad():
+        with no_grad():
             logits = forward()
             val_logits = logits.index_select(0, val_idx)
             val_loss = float(F.cross_entropy(val_logits, y_val).item())
@@ -113,12 +163,12 @@ def run_node_classification(model: nn.Module, forward: Callable[[], nc.Tensor], 
         hist.val_acc.append(val_acc)
         if (val_acc, -val_loss) > (best[0], -best[1]):
             best = (val_acc, val_loss)
-            best_state = copy.deepcopy(model.state_dict())
+            best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
         bar.set_postfix(loss=f"{hist.train_loss[-1]:.3f}", val_acc=f"{val_acc:.3f}")
     if best_state is not None:
         model.load_state_dict(best_state)
     model.eval()
-    with nc.no_grad():
+    with no_grad():
         test_acc = accuracy(forward().index_select(0, test_idx), y_test)
     return test_acc, hist
 
@@ -134,7 +184,7 @@ def run_seeds(args: argparse.Namespace, one_run: Callable[[int], tuple[float, Hi
         accs.append(acc)
         hists.append(hist)
         print(f"seed {seed}: test accuracy {acc:.4f}", flush=True)
-    print(f"{len(accs)} run(s) in {time.perf_counter() - t0:.1f} s", flush=True)
+    print(f"{len(accs)} run(s) in {time.perf_counter() - t0:.1f} s ({BACKEND} backend)", flush=True)
     if args.plot:
         plot_curves(hists, args.plot)
     report(accs)
@@ -188,5 +238,6 @@ def load_planetoid(name: str, data_dir: str | None, self_loops: bool) -> NodeTas
     return NodeTask(g, g.ndata["feat"], g.ndata["label"], masks, ds.num_classes)
 
 
-__all__ = ["nw", "nc", "nn", "F", "optim", "base_parser", "set_seed", "accuracy", "History", "NodeTask",
-           "run_node_classification", "run_seeds", "report", "plot_curves", "load_planetoid"]
+__all__ = ["BACKEND", "nw", "T", "nn", "F", "optim", "no_grad", "base_parser", "setup", "set_seed",
+           "mask_to_index", "accuracy", "History", "NodeTask", "run_node_classification", "run_seeds",
+           "report", "plot_curves", "load_planetoid"]

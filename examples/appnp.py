@@ -4,11 +4,12 @@ An MLP (64 hidden units, ReLU, dropout 0.5) predicts, then K=10 steps of persona
 propagation with teleport alpha=0.1 (edge dropout 0.5 while training) smooth the predictions. Adam
 (lr 0.01, weight decay 5e-4), 200 epochs, model selection on validation accuracy.
 
-Run:  PYTHONPATH=python python examples/appnp.py --dataset cora --runs 10
+Run:  PYTHONPATH=python python examples/appnp.py --dataset cora --runs 10 [--backend pytorch]
 """
 
 from __future__ import annotations
 
+# _common selects the backend (--backend) first: nodeweave.nn resolves layers to the active one.
 from _common import F, base_parser, load_planetoid, nn, run_node_classification, run_seeds
 
 from nodeweave.nn import APPNPConv

@@ -5,11 +5,12 @@ only). Dropout 0.6 on inputs and attention coefficients, LeakyReLU slope 0.2, Ad
 weight decay 5e-4), 200 epochs, model selection on validation accuracy. Paper: 83.0% (Cora),
 72.5% (Citeseer).
 
-Run:  PYTHONPATH=python python examples/gat.py --dataset cora --runs 10
+Run:  PYTHONPATH=python python examples/gat.py --dataset cora --runs 10 [--backend pytorch]
 """
 
 from __future__ import annotations
 
+# _common selects the backend (--backend) first: nodeweave.nn resolves layers to the active one.
 from _common import F, base_parser, load_planetoid, nn, run_node_classification, run_seeds
 
 from nodeweave.nn import GATConv

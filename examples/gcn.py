@@ -4,11 +4,12 @@ Two GraphConv layers with symmetric normalization D^-1/2 (A + I) D^-1/2, 16 hidd
 dropout 0.5, Adam (lr 0.01, weight decay 5e-4), 200 epochs, the public Planetoid split; the epoch with
 the best validation accuracy is evaluated on the test nodes. Paper: 81.5% (Cora), 70.3% (Citeseer).
 
-Run:  PYTHONPATH=python python examples/gcn.py --dataset cora --runs 10
+Run:  PYTHONPATH=python python examples/gcn.py --dataset cora --runs 10 [--backend pytorch]
 """
 
 from __future__ import annotations
 
+# _common selects the backend (--backend) first: nodeweave.nn resolves layers to the active one.
 from _common import F, base_parser, load_planetoid, nn, run_node_classification, run_seeds
 
 from nodeweave.nn import GraphConv

@@ -8,15 +8,18 @@ readout over all depths), with dropout 0.5. Adam (lr 0.01, halved every 50 epoch
 The accuracy of a fold is that of its test graphs after the last epoch; the line printed is the mean
 ± std over the folds run. Paper: MUTAG 89.4 ± 5.6, PROTEINS 76.2 ± 2.8.
 
-Run:  PYTHONPATH=python python examples/gin.py --dataset MUTAG
+Run:  PYTHONPATH=python python examples/gin.py --dataset MUTAG [--backend pytorch]
 """
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from tqdm import tqdm
 
-from _common import F, History, base_parser, nc, nn, optim, report, set_seed, setup
+# _common selects the backend (--backend) first: nodeweave.nn resolves layers to the active one.
+from _common import BACKEND, F, History, base_parser, nn, no_grad, optim, report, set_seed, setup
 
 from nodeweave.data import GraphDataLoader, TUDataset, kfold_split
 from nodeweave.nn import GINConv, SumPooling
@@ -58,7 +61,7 @@ class GIN(nn.Module):
 def evaluate(model, loader) -> float:
     model.eval()
     correct = total = 0
-    with nc.no_grad():
+    with no_grad():
         for bg, labels in loader:
             pred = model(bg, bg.ndata["feat"]).argmax(1)
             correct += int((pred == labels).sum().item())
@@ -81,6 +84,7 @@ def main() -> None:
     in_dim = ds[0][0].ndata["feat"].shape[1]
 
     accs, hists = [], []
+    t0 = time.perf_counter()
     for fold in range(args.run_folds or args.folds):
         set_seed(args.seed + fold)
         train, test = kfold_split(ds, k=args.folds, fold=fold, seed=args.seed)
@@ -108,6 +112,7 @@ def main() -> None:
         accs.append(acc)
         hists.append(hist)
         print(f"fold {fold}: test accuracy {acc:.4f}", flush=True)
+    print(f"{len(accs)} fold(s) in {time.perf_counter() - t0:.1f} s ({BACKEND} backend)", flush=True)
     if args.plot:
         from _common import plot_curves
 

@@ -8,7 +8,7 @@ relation; no basis decomposition by default: ``--num-bases`` turns it on) predic
 group of the 'Personen' nodes. Adam (lr 0.01, weight decay 5e-4), 50 epochs, full-batch, test
 accuracy after the last epoch, as DGL's entity-classification example. Paper: 95.83%.
 
-Run:  PYTHONPATH=python python examples/rgcn.py --runs 10
+Run:  PYTHONPATH=python python examples/rgcn.py --runs 10 [--backend pytorch]
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 from tqdm import tqdm
 
-from _common import F, History, accuracy, base_parser, nc, nn, optim, run_seeds
+# _common selects the backend (--backend) first: nodeweave.nn resolves layers to the active one.
+from _common import F, History, T, accuracy, base_parser, mask_to_index, nn, no_grad, optim, run_seeds
 
 from nodeweave.data import AIFBDataset
 from nodeweave.nn import RelGraphConv
@@ -57,10 +58,10 @@ def main() -> None:
     g = ds.to_homogeneous()
     etypes = g.edata["rel_type"]
     dst = g.edges()[1].numpy()
-    norm = nc.tensor(relation_norm(dst, etypes.numpy(), g.num_nodes()))
+    norm = T.from_numpy(relation_norm(dst, etypes.numpy(), g.num_nodes()))
     num_rels = int(etypes.max().item()) + 1
-    train_idx = nc.tensor(np.flatnonzero(g.ndata["train_mask"].numpy()))
-    test_idx = nc.tensor(np.flatnonzero(g.ndata["test_mask"].numpy()))
+    train_idx = mask_to_index(g.ndata["train_mask"])
+    test_idx = mask_to_index(g.ndata["test_mask"])
     y_train = g.ndata["label"].index_select(0, train_idx)
     y_test = g.ndata["label"].index_select(0, test_idx)
 
@@ -78,7 +79,7 @@ def main() -> None:
             hist.train_loss.append(float(loss.item()))
             hist.train_acc.append(accuracy(logits, y_train))
         model.eval()
-        with nc.no_grad():
+        with no_grad():
             return accuracy(model(g, etypes, norm).index_select(0, test_idx), y_test), hist
 
     run_seeds(args, one_run)

@@ -4,11 +4,12 @@ Two SAGEConv layers (aggregator 'gcn' by default: the mean over the neighbourhoo
 itself), 16 hidden units, ReLU, dropout 0.5, Adam (lr 0.01, weight decay 5e-4), 200 epochs, model
 selection on validation accuracy.
 
-Run:  PYTHONPATH=python python examples/sage.py --dataset cora --runs 10 [--aggregator mean]
+Run:  PYTHONPATH=python python examples/sage.py --dataset cora --runs 10 [--backend pytorch] [--aggregator mean]
 """
 
 from __future__ import annotations
 
+# _common selects the backend (--backend) first: nodeweave.nn resolves layers to the active one.
 from _common import F, base_parser, load_planetoid, nn, run_node_classification, run_seeds
 
 from nodeweave.nn import SAGEConv

@@ -4,11 +4,12 @@ One linear layer on the K=2-step propagated features S^K X, S = D^-1/2 (A + I) D
 and cached. Adam (lr 0.2, weight decay 5e-5), 100 epochs, model selection on validation accuracy.
 Paper: 81.0% (Cora), 71.9% (Citeseer).
 
-Run:  PYTHONPATH=python python examples/sgc.py --dataset cora --runs 10
+Run:  PYTHONPATH=python python examples/sgc.py --dataset cora --runs 10 [--backend pytorch]
 """
 
 from __future__ import annotations
 
+# _common selects the backend (--backend) first: nodeweave.nn resolves layers to the active one.
 from _common import base_parser, load_planetoid, run_node_classification, run_seeds
 
 from nodeweave.nn import SGConv
