@@ -2,7 +2,7 @@
 bench/models/epoch_time.py (same sizes as models_torch.py).
 
 The tensor library is passed in as a :class:`Namespace` (``nodeweave.core`` or ``torch``), the way
-nodeweave's own layers are written against ``nodeweave.nn._ns``; the layers come from
+nodeweave's own layers are written against ``nodeweave/nn/_layers/_ns.py``; the layers come from
 ``nodeweave.nn``, which resolves to the active backend (select the backend before importing it).
 """
 
