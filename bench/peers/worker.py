@@ -43,6 +43,7 @@ def _pin_threads() -> int:
 
 _pin_threads()
 
+import abc  # noqa: E402
 import argparse  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
@@ -79,7 +80,7 @@ def median_ms(fn: Callable[[], Any], reps: int, warmup: int) -> tuple[float, lis
     return statistics.median(times), times, out
 
 
-class System:
+class System(abc.ABC):
     """One system's way to build a graph, tensors, models and kernels. Subclasses fill it in."""
 
     name = ""
@@ -89,27 +90,34 @@ class System:
     def __init__(self, threads: int) -> None:
         self.threads = threads
 
+    @abc.abstractmethod
     def versions(self) -> dict[str, Any]:
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def tensor(self, a: np.ndarray) -> Any:
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def to_numpy(self, t: Any) -> np.ndarray:
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def graph(self, src: np.ndarray, dst: np.ndarray, n: int) -> Any:
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def model(self, name: str, in_feats: int, n_classes: int) -> Any:
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def kernels(self, g: Any, data: dict[str, Any], x: Any, w: Any) -> Thunks:
         """``{(kernel, system label): thunk}``; a system may time several ways of one kernel."""
-        raise NotImplementedError
+        ...
 
+    @abc.abstractmethod
     def seed(self, s: int) -> None:
-        raise NotImplementedError
+        ...
 
 
 class TorchSystem(System):

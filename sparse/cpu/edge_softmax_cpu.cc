@@ -61,8 +61,8 @@ void softmax_row_in_place(const I* eids, int64_t beg, int64_t end, int64_t f, co
 // Softmax over each row's entries. With eids (edge softmax) a row's scores sit at scattered edge
 // ids, so each is a cache-line miss: they are gathered once into a contiguous buffer, normalized
 // there, and scattered once to the output — two scattered touches per entry instead of five for
-// the in-place passes (measured 3% of STREAM in place on R-MAT). Segment softmax (no eids) reads
-// its rows contiguously and normalizes through the same buffer code.
+// the in-place passes (measured 3% of STREAM in place on R-MAT). Segment softmax (no eids) has its
+// rows contiguous already: the output row itself serves as the buffer, so nothing is copied twice.
 template <typename T, typename I>
 void softmax_rows(const I* indptr, const I* eids, int64_t num_rows, int64_t f, const T* score,
                   T* out) {
@@ -71,14 +71,14 @@ void softmax_rows(const I* indptr, const I* eids, int64_t num_rows, int64_t f, c
     for (int64_t r = rb; r < re; ++r) {
       const int64_t beg = indptr[r], end = indptr[r + 1], deg = end - beg;
       if (deg == 0) continue;
-      if (deg * f > kMaxGather) {
+      if (eids && deg * f > kMaxGather) {
         softmax_row_in_place(eids, beg, end, f, score, out);
         continue;
       }
-      if (static_cast<int64_t>(buf.size()) < deg * f) buf.resize(deg * f);
+      if (eids && static_cast<int64_t>(buf.size()) < deg * f) buf.resize(deg * f);
       std::fill(mx.begin(), mx.end(), -std::numeric_limits<T>::infinity());
       std::fill(sum.begin(), sum.end(), T(0));
-      T* b = buf.data();
+      T* b = eids ? buf.data() : out + beg * f;
       for (int64_t j = 0; j < deg; ++j) {
         const T* s = score + entry_row(eids, beg + j) * f;
         T* bj = b + j * f;
@@ -115,7 +115,7 @@ void softmax_backward_rows(const I* indptr, const I* eids, int64_t num_rows, int
       const int64_t beg = indptr[r], end = indptr[r + 1], deg = end - beg;
       if (deg == 0) continue;
       std::fill(dot.begin(), dot.end(), T(0));
-      if (deg * f > kMaxGather) {  // giant row: two passes in place
+      if (!eids || deg * f > kMaxGather) {  // contiguous (segment) or giant row: two passes in place
         for (int64_t j = beg; j < end; ++j) {
           const int64_t off = entry_row(eids, j) * f;
           for (int64_t k = 0; k < f; ++k) dot[k] += out[off + k] * grad_out[off + k];

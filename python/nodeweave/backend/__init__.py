@@ -40,6 +40,7 @@ __all__ = ["current", "set_backend", "of", "for_tensors", "get", "BACKENDS"]
 
 BACKENDS = ("native", "pytorch")
 _active: ModuleType | None = None
+_pytorch: ModuleType | None = None
 
 
 def _canonical(name: Any) -> str:
@@ -56,13 +57,16 @@ def _canonical(name: Any) -> str:
 def get(name: str) -> ModuleType:
     """The backend module called ``name`` (``'native'``, ``'pytorch'`` or ``'torch'``), loaded on
     first use. Raises ImportError with the reason when PyTorch cannot be imported."""
+    global _pytorch
     key = _canonical(name)
     if key == "native":
         return native
-    try:
-        return importlib.import_module("nodeweave.backend.pytorch")
-    except ImportError as e:
-        raise ImportError(f"the pytorch backend needs PyTorch (pip install torch): {e}") from e
+    if _pytorch is None:  # of() asks on every kernel call with torch tensors: import once
+        try:
+            _pytorch = importlib.import_module("nodeweave.backend.pytorch")
+        except ImportError as e:
+            raise ImportError(f"the pytorch backend needs PyTorch (pip install torch): {e}") from e
+    return _pytorch
 
 
 def current() -> ModuleType:

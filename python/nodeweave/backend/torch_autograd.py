@@ -283,8 +283,7 @@ def edge_softmax(rel, logits: Tensor, norm_by: str = "dst") -> Tensor:
     """Differentiable edge softmax on torch tensors."""
     if norm_by not in ("dst", "src"):
         raise ValueError(f"edge_softmax: norm_by must be 'dst' or 'src', got {norm_by!r}")
-    (logits,), back = _to_float([logits])
-    K._check_float("edge_softmax", "score", logits)
+    (logits,), back = _to_float([logits])  # torch_kernels validates the operands
     return _cast_back(EdgeSoftmax.apply(rel, logits.contiguous(), norm_by == "dst"), back)
 
 
@@ -312,8 +311,7 @@ class SegmentSoftmax(torch.autograd.Function):
 
 
 def segment_softmax(value: Tensor, offsets: Tensor) -> Tensor:
-    (value,), back = _to_float([value])
-    K.check_segments("segment_softmax", value, offsets)
+    (value,), back = _to_float([value])  # torch_kernels validates the operands
     return _cast_back(SegmentSoftmax.apply(value.contiguous(), offsets.contiguous()), back)
 
 
@@ -345,8 +343,7 @@ def segment_reduce(reduce_op: str, value: Tensor, offsets: Tensor) -> Tensor:
     """Differentiable reduction over consecutive segments (offsets: S + 1 ints)."""
     if reduce_op not in ("sum", "mean", "max", "min"):
         raise ValueError(f"segment_reduce: reducer must be sum, mean, max or min, got {reduce_op!r}")
-    (value,), back = _to_float([value])
-    K.check_segments("segment_reduce", value, offsets)
+    (value,), back = _to_float([value])  # torch_kernels validates the operands
     return _cast_back(SegmentReduce.apply(reduce_op, value.contiguous(), offsets.contiguous()),
                       back)
 
