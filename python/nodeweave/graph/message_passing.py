@@ -71,19 +71,30 @@ class NodeBatch:
         return self.batch_size()
 
 
+class _Ids:
+    """One NumPy id array as index tensors, built once per (backend, device) that the columns it
+    indexes need: a frame may hold tensors of either backend."""
+
+    def __init__(self, ids: np.ndarray) -> None:
+        self._ids = ids.astype(np.int64)
+        self._tensors: Dict[tuple, Any] = {}
+
+    def on(self, b, device: str):
+        key = (b.name, device)
+        if key not in self._tensors:
+            self._tensors[key] = b.int_tensor(self._ids, device)
+        return self._tensors[key]
+
+
 def _lazy_rows(frame, rows_np):
-    """A dict of ``frame``'s columns restricted to rows (all when rows_np is None). Columns may
-    belong to either backend; the index is built once per (backend, device)."""
+    """A dict of ``frame``'s columns restricted to rows (all when rows_np is None)."""
     if rows_np is None:
         return dict(frame.items())
-    idx_of: Dict[tuple, Any] = {}
+    ids = _Ids(rows_np)
     out = {}
     for k, v in frame.items():
         b = backend.of(v)
-        key = (b.name, b.device_str(v))
-        if key not in idx_of:
-            idx_of[key] = b.int_tensor(rows_np.astype(np.int64), key[1])
-        out[k] = b.index_select(v, idx_of[key])
+        out[k] = b.index_select(v, ids.on(b, b.device_str(v)))
     return out
 
 
@@ -229,13 +240,14 @@ class MessagePassing:
         all_nodes = np.concatenate(order)
         # Rows come bucket by bucket; put them back in node order, zero for nodes without mail.
         num = rel.num_dst
+        ids = _Ids(all_nodes)
         final = {}
         for k, parts in results.items():
             rb = backend.of(parts[0])
             cat = rb.cat(parts) if len(parts) > 1 else parts[0]
             shape = (num,) + tuple(rb.shape(cat)[1:])
             out = rb.zeros(shape, rb.dtype_name(cat), self._device)
-            final[k] = rb.index_copy(out, rb.int_tensor(all_nodes, self._device), cat)
+            final[k] = rb.index_copy(out, ids.on(rb, self._device), cat)
         return final
 
     def _write_nodes(self, ntype: str, values: Dict[str, Any], nodes: Optional[np.ndarray],
@@ -250,12 +262,13 @@ class MessagePassing:
             extra = apply_node_func(NodeBatch(_lazy_rows(data, nodes), None,
                                               b.int_tensor(ids, self._device)))
             values = dict(_lazy_rows(values, nodes), **extra)
+        ids = None if nodes is None else _Ids(nodes)
         for k, v in values.items():
             if nodes is None:
                 frame[k] = v
             else:
                 b = backend.of(v)
-                idx = b.int_tensor(nodes, self._device)
+                idx = ids.on(b, self._device)
                 rows = v if b.shape(v)[0] == len(nodes) else b.index_select(v, idx)
                 base = frame[k] if k in frame else b.zeros(
                     (self._num_nodes[ntype],) + tuple(b.shape(rows)[1:]), b.dtype_name(rows),
@@ -286,12 +299,13 @@ class MessagePassing:
         else:
             out = self._messages(func, rel, cet, eids)
         frame = self._edge_frames[cet]
+        ids = None if eids is None else _Ids(eids)
         for k, val in out.items():
             if eids is None:
                 frame[k] = val
             else:
                 b = backend.of(val)
-                idx = b.int_tensor(eids, self._device)
+                idx = ids.on(b, self._device)
                 base = frame[k] if k in frame else b.zeros(
                     (rel.num_edges,) + tuple(b.shape(val)[1:]), b.dtype_name(val), self._device)
                 frame[k] = b.index_copy(base, idx, val)
