@@ -135,10 +135,6 @@ def spmm(rel, op: str, reduce_op: str, lhs: Optional[Tensor], rhs: Optional[Tens
     return out, arg_l, arg_r
 
 
-def rows_of(rel, target: str) -> int:
-    return rel.num_src if target == "u" else rel.num_dst if target == "v" else rel.num_edges
-
-
 def sddmm(rel, op: str, lhs: Optional[Tensor], rhs: Optional[Tensor], lhs_target: str,
           rhs_target: str) -> Tensor:
     """Per-edge ``op(lhs[target_l(e)], rhs[target_r(e)])``."""
