@@ -2,11 +2,12 @@
 classification on AIFB.
 
 The AIFB heterograph (with reverse relations) is merged into one graph whose edges carry their
-relation id. Every entity gets a learned 16-dimensional embedding; two RelGraphConv layers (16
-hidden units, ReLU, self-loop, messages normalized by 1 / the destination's in-degree within the
-relation; no basis decomposition by default: ``--num-bases`` turns it on) predict the research
-group of the 'Personen' nodes. Adam (lr 0.01, weight decay 5e-4), 50 epochs, full-batch, test
-accuracy after the last epoch, as DGL's entity-classification example. Paper: 95.83%.
+relation id. As in the paper, the entities have no features: the first RelGraphConv reads node ids
+as one-hot rows, so each relation r has its own (num_nodes, 16) weight W_r, looked up per edge.
+Two layers (16 hidden units, ReLU, self-loop, messages normalized by 1 / the destination's
+in-degree within the relation; no basis decomposition by default: ``--num-bases`` turns it on)
+predict the research group of the 'Personen' nodes. Adam (lr 0.01, no weight decay: the paper's
+AIFB setting), 50 epochs, full-batch, test accuracy after the last epoch. Paper: 95.83%.
 
 Run:  PYTHONPATH=python python examples/rgcn.py --runs 10 [--backend pytorch]
 """
@@ -28,13 +29,13 @@ class RGCN(nn.Module):
                  dropout: float) -> None:
         super().__init__()
         reg = "basis" if num_bases else None
-        self.emb = nn.Embedding(num_nodes, hidden)
-        self.conv1 = RelGraphConv(hidden, hidden, num_rels, reg, num_bases, activation=F.relu,
+        # in_feat = num_nodes: conv1 takes node ids (featureless one-hot input).
+        self.conv1 = RelGraphConv(num_nodes, hidden, num_rels, reg, num_bases, activation=F.relu,
                                   self_loop=True, dropout=dropout)
         self.conv2 = RelGraphConv(hidden, n_classes, num_rels, reg, num_bases, self_loop=True)
 
-    def forward(self, g, etypes, norm):
-        h = self.conv1(g, self.emb.weight, etypes, norm)
+    def forward(self, g, ids, etypes, norm):
+        h = self.conv1(g, ids, etypes, norm)
         return self.conv2(g, h, etypes, norm)
 
 
@@ -46,7 +47,7 @@ def relation_norm(dst: np.ndarray, etype: np.ndarray, num_nodes: int) -> np.ndar
 
 
 def main() -> None:
-    p = base_parser(__doc__.splitlines()[0], epochs=50, lr=0.01, weight_decay=5e-4)
+    p = base_parser(__doc__.splitlines()[0], epochs=50, lr=0.01, weight_decay=0.0)
     p.add_argument("--hidden", type=int, default=16)
     p.add_argument("--num-bases", type=int, default=None, help="basis decomposition with this many bases")
     p.add_argument("--dropout", type=float, default=0.0)
@@ -60,6 +61,7 @@ def main() -> None:
     dst = g.edges()[1].numpy()
     norm = T.from_numpy(relation_norm(dst, etypes.numpy(), g.num_nodes()))
     num_rels = int(etypes.max().item()) + 1
+    ids = T.arange(g.num_nodes())
     train_idx = mask_to_index(g.ndata["train_mask"])
     test_idx = mask_to_index(g.ndata["test_mask"])
     y_train = g.ndata["label"].index_select(0, train_idx)
@@ -71,7 +73,7 @@ def main() -> None:
         hist = History()
         for _ in tqdm(range(args.epochs), desc=f"R-GCN AIFB seed {seed}", disable=args.quiet, leave=False):
             model.train()
-            logits = model(g, etypes, norm).index_select(0, train_idx)
+            logits = model(g, ids, etypes, norm).index_select(0, train_idx)
             loss = F.cross_entropy(logits, y_train)
             opt.zero_grad()
             loss.backward()
@@ -80,7 +82,7 @@ def main() -> None:
             hist.train_acc.append(accuracy(logits, y_train))
         model.eval()
         with no_grad():
-            return accuracy(model(g, etypes, norm).index_select(0, test_idx), y_test), hist
+            return accuracy(model(g, ids, etypes, norm).index_select(0, test_idx), y_test), hist
 
     run_seeds(args, one_run)
 

@@ -148,6 +148,71 @@ def test_rgcn_bipartite_pair(regularizer):
     _check(conv, g, src, dst, et, pair, norm, rng, 4, False, 2)
 
 
+def _one_hot(ids, n):
+    return torch.nn.functional.one_hot(torch.tensor(ids), n).double()
+
+
+@pytest.mark.parametrize("regularizer,num_bases", [(None, None), ("basis", 2), ("basis", None)])
+@pytest.mark.parametrize("presorted", [False, True])
+@pytest.mark.parametrize("with_norm", [False, True])
+def test_rgcn_node_id_input_is_one_hot(regularizer, num_bases, presorted, with_norm):
+    """Integer node ids (featureless input) equal the dense one-hot rows: values and the gradients
+    of every parameter and the norm. Ids repeat and skip categories (9 categories, 8 nodes)."""
+    rng = np.random.default_rng(7)
+    g, src, dst, et = _graph(rng, 8, 22, presorted)
+    conv = RelGraphConv(9, 5, NUM_RELS, regularizer, num_bases).double()
+    with nc.no_grad():
+        conv.h_bias.copy_(nc.tensor(rng.standard_normal(5)))
+    ids = np.array([8, 0, 3, 3, 5, 1, 8, 2])
+    p = torch_params(conv)
+    pairs = param_pairs(conv, p)
+    norm_nw, norm_th = leaf(rng.uniform(0.1, 1.0, (len(src), 1))) if with_norm else (None, None)
+    if with_norm:
+        pairs.append(("norm", norm_nw, norm_th))
+    out = conv(g, nc.tensor(ids), nc.tensor(et), norm_nw, presorted=presorted)
+    x = _one_hot(ids, 9)
+    nb = num_bases if num_bases is not None else NUM_RELS
+    compare(out, _dense_rgcn(p, conv, x, x, src, dst, et, 8, norm_th, nb), pairs, rng)
+
+
+@pytest.mark.parametrize("regularizer", [None, "basis"])
+def test_rgcn_node_id_pair_on_bipartite_graph_and_block(regularizer):
+    rng = np.random.default_rng(8)
+    g, src, dst = bipartite_graph(rng, n_src=6, n_dst=4, e=14, isolated=(3,))
+    et = rng.integers(0, NUM_RELS, len(src))
+    conv = RelGraphConv(7, 3, NUM_RELS, regularizer, 2).double()
+    ids_src, ids_dst = np.array([6, 0, 1, 2, 4, 5]), np.array([3, 3, 0, 6])
+    p = torch_params(conv)
+    out = conv(g, (nc.tensor(ids_src), nc.tensor(ids_dst)), nc.tensor(et))
+    ref = _dense_rgcn(p, conv, _one_hot(ids_src, 7), _one_hot(ids_dst, 7), src, dst, et, 4, None, 2)
+    compare(out, ref, param_pairs(conv, p), rng)
+    # A block: the destination ids are the first num_dst_nodes source ids.
+    g.is_block = True  # a bipartite graph with the mark stands in for a block (see test_nn_b_block)
+    ids = np.array([2, 6, 0, 1, 5, 4])
+    conv.zero_grad()
+    p = torch_params(conv)
+    out = conv(g, nc.tensor(ids), nc.tensor(et))
+    x = _one_hot(ids, 7)
+    ref = _dense_rgcn(p, conv, x, x[:4], src, dst, et, 4, None, 2)
+    compare(out, ref, param_pairs(conv, p), rng)
+
+
+def test_rgcn_node_id_input_bad_values_and_bdd():
+    rng = np.random.default_rng(9)
+    g, src, dst, et = _graph(rng, 6, 12, presorted=False)
+    conv = RelGraphConv(6, 2, NUM_RELS)
+    with pytest.raises(ValueError, match=r"feat holds node ids .* must be in \[0, 6\) \(in_feat\), got values 1\.\.6"):
+        conv(g, nc.tensor(np.arange(1, 7)), nc.tensor(et))
+    with pytest.raises(ValueError, match=r"feat holds node ids .*got values -1\.\.4"):
+        conv(g, nc.tensor(np.arange(-1, 5)), nc.tensor(et))
+    with pytest.raises(ValueError, match="feat must have one row per source node"):
+        conv(g, nc.tensor(np.arange(5)), nc.tensor(et))
+    with pytest.raises(ValueError, match="bdd.*node-id"):
+        RelGraphConv(6, 2, NUM_RELS, "bdd", 2)(g, nc.tensor(np.arange(6)), nc.tensor(et))
+    with pytest.raises(ValueError, match="feat"):  # booleans are not ids
+        conv(g, nc.tensor(np.ones(6, bool)), nc.tensor(et))
+
+
 def test_rgcn_graph_without_edges():
     g = nw.graph(([], []), num_nodes=3)
     conv = RelGraphConv(2, 2, NUM_RELS, "basis", 2).double()

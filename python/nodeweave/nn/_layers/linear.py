@@ -179,6 +179,25 @@ class TypedLinear(nn.Module):
             return ops.segment_mm(a, w, seglen.tolist())
         return ops.gather_mm(x, w, idx_a=rows, idx_b=type_t)
 
+    def typed_weight_rows(self, ids: Any, types: np.ndarray) -> Any:
+        """``W_{types[i]}[ids[i]]`` for every ``i``: the product of a one-hot row (``ids[i]`` of
+        ``in_size`` categories) with ``W_{types[i]}``, read as a row lookup instead of a matmul.
+
+        ``ids`` is an int64 tensor of values in ``[0, in_size)`` (checked by the caller). ``bdd``
+        has no one-hot form (its blocks see slices of the input) and raises ValueError.
+
+        >>> import numpy as np, nodeweave.core as nc
+        >>> lin = TypedLinear(5, 3, 2)
+        >>> rows = lin.typed_weight_rows(nc.tensor([4, 0]), np.array([1, 0]))
+        >>> bool((rows[0] == lin.W[1, 4]).all().item())
+        True
+        """
+        if self.regularizer == "bdd":
+            raise ValueError("TypedLinear: regularizer='bdd' cannot take node-id (one-hot) input; "
+                             "use None or 'basis', or pass dense features")
+        table = self.get_weight().reshape(self.num_types * self.in_size, self.out_size)
+        return table.index_select(0, id_tensor(types, ids) * self.in_size + ids)
+
     def forward(self, x: Any, x_type: Any, sorted_by_type: bool = False) -> Any:
         if x.dim() != 2 or x.shape[1] != self.in_size:
             raise ValueError(f"TypedLinear: x must have shape (N, {self.in_size}), got {tuple(x.shape)}")

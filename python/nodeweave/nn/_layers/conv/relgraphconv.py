@@ -40,7 +40,10 @@ class RelGraphConv(nn.Module):
     ``forward(g, feat, etypes, norm=None, *, presorted=False)``:
 
     - ``feat``: ``(N, in_feat)``; on a block the destination nodes are its first rows; a
-      ``(source, destination)`` pair is accepted too;
+      ``(source, destination)`` pair is accepted too. A 1-D integer tensor of node ids in
+      ``[0, in_feat)`` is read as one-hot rows (featureless input, as in the paper's entity
+      classification): messages are rows ``W_r[id_u]`` and the self-loop adds ``W_0[id_v]``,
+      without building the one-hot matrix; not with ``regularizer='bdd'``;
     - ``etypes``: ``(E,)`` integer relation ids in ``[0, num_rels)`` (tensor or list);
     - ``norm``: ``(E,)`` or ``(E, 1)`` per-edge factor (e.g. ``1 / in-degree per relation``);
     - ``presorted=True``: the edge ids are already grouped by ascending relation (as made by
@@ -92,9 +95,14 @@ class RelGraphConv(nn.Module):
                 presorted: bool = False) -> Any:
         feat_src, feat_dst = src_dst_feats(g, feat)
         paired = isinstance(feat, (tuple, list))
-        check_feat_dim(feat_src, self.in_feat, "feat[0]" if paired else "feat", "RelGraphConv")
-        if paired:
-            check_feat_dim(feat_dst, self.in_feat, "feat[1]", "RelGraphConv")
+        one_hot = _is_node_ids(feat_src)
+        for t, name in ((feat_src, "feat[0]" if paired else "feat"), (feat_dst, "feat[1]")):
+            if one_hot:
+                self._check_node_ids(t, name)
+            else:
+                check_feat_dim(t, self.in_feat, name, "RelGraphConv")
+            if not paired:
+                break
         n_edges = g.num_edges()
         try:
             types = self.linear_r.check_types(etypes, n_edges, "etypes", "edge")
@@ -108,7 +116,13 @@ class RelGraphConv(nn.Module):
         src = src.to(feat_src.device).long()
         if presorted:
             TypedLinear.check_sorted(types, "etypes", "presorted")
-        msg = self.linear_r.typed_rows(feat_src, types, src, sorted_by_type=presorted)
+        if one_hot:
+            try:
+                msg = self.linear_r.typed_weight_rows(feat_src.long().index_select(0, src), types)
+            except ValueError as e:
+                raise ValueError(f"RelGraphConv: {e}") from None
+        else:
+            msg = self.linear_r.typed_rows(feat_src, types, src, sorted_by_type=presorted)
         if norm is not None:
             msg = msg * norm
         h = ops.copy_e_sum(g, msg)
@@ -117,7 +131,19 @@ class RelGraphConv(nn.Module):
         if self.bias:
             h = h + self.h_bias
         if self.self_loop:
-            h = h + feat_dst @ self.loop_weight
+            h = h + (self.loop_weight.index_select(0, feat_dst.long()) if one_hot else feat_dst @ self.loop_weight)
         if self.activation is not None:
             h = self.activation(h)
         return self.dropout(h)
+
+    def _check_node_ids(self, ids: Any, name: str) -> None:
+        """Node-id input must index the ``in_feat`` one-hot categories."""
+        if ids.numel() and (int(ids.min().item()) < 0 or int(ids.max().item()) >= self.in_feat):
+            raise ValueError(f"RelGraphConv: {name} holds node ids (one-hot input), which must be in "
+                             f"[0, {self.in_feat}) (in_feat), got values {int(ids.min().item())}.."
+                             f"{int(ids.max().item())}")
+
+
+def _is_node_ids(t: Any) -> bool:
+    """A 1-D integer tensor: node ids standing for one-hot rows."""
+    return t.dim() == 1 and not t.is_floating_point() and t.dtype != T.bool
