@@ -26,9 +26,11 @@ using detail::message;
 
 // Accumulator tile, in elements: with two int64 arg buffers next to it still well inside L1.
 constexpr int64_t kTile = 256;
-// How many edges ahead to prefetch operand rows. Measured neutral at d=64 (the out-of-order core
-// already overlaps the fetches there) and a few percent faster for long rows.
-constexpr int64_t kPrefetchDistance = 16;
+// How many edges ahead to prefetch operand rows. R-MAT 2^18 (4.5M edges), copy_u-sum, 1 thread,
+// float32 on 4 KiB pages, standalone loop: d=64 29 ms without prefetch, 28 / 23 / 20 ms at
+// distance 16 / 32 / 64; d=128 62 / 57 / 53 ms at 16 / 32 / 64. 32 keeps the lines in flight
+// (32 x 256 B) well inside L1.
+constexpr int64_t kPrefetchDistance = 32;
 constexpr int64_t kLineBytes = 64;
 
 template <typename T, typename I>
@@ -50,18 +52,35 @@ struct SpmmData {
   int64_t rhs_block;
 };
 
-// Prefetches the tile [t0, t0 + tl) of the operand rows read by the edge at position j.
+// Prefetches elements [l0, l0 + ll) of the lhs row and [r0, r0 + rl) of the rhs row read by the
+// edge at position j. always_inline is load-bearing: GCC's IPA pass sees __builtin_prefetch as free
+// of side effects, marks a separate prefetch function const and deletes every call to it (GCC 12
+// emitted no prefetch instruction for this file until this was inlined into the loops).
 template <typename Op, typename T, typename I>
-inline void prefetch_edge(const SpmmData<T, I>& d, int64_t j, int64_t t0, int64_t tl) {
+[[gnu::always_inline]] inline void prefetch_edge(const SpmmData<T, I>& d, int64_t j, int64_t l0, int64_t ll,
+                                                 int64_t r0, int64_t rl) {
   if (j >= d.nnz_end) return;
   constexpr int64_t kStep = kLineBytes / sizeof(T);
   if constexpr (Op::kLhs) {
-    const T* p = d.lhs + static_cast<int64_t>(d.indices[j]) * d.lhs_len + t0;
-    for (int64_t k = 0; k < tl; k += kStep) __builtin_prefetch(p + k);
+    const T* p = d.lhs + static_cast<int64_t>(d.indices[j]) * d.lhs_len + l0;
+    for (int64_t k = 0; k < ll; k += kStep) __builtin_prefetch(p + k);
   }
   if constexpr (Op::kRhs) {
-    const T* p = d.rhs + static_cast<int64_t>(d.eids[j]) * d.rhs_len + t0;
-    for (int64_t k = 0; k < tl; k += kStep) __builtin_prefetch(p + k);
+    const T* p = d.rhs + static_cast<int64_t>(d.eids[j]) * d.rhs_len + r0;
+    for (int64_t k = 0; k < rl; k += kStep) __builtin_prefetch(p + k);
+  }
+}
+
+// The tile [t0, t0 + tl) of the output for the generic (broadcast, Dot, Max/Min) loops: without
+// broadcasting the operand rows line up with it; with broadcasting the first tile prefetches the
+// start of each operand row (a row shorter than a tile is then fetched whole).
+template <typename Op, bool kBcast, typename T, typename I>
+[[gnu::always_inline]] inline void prefetch_tile(const SpmmData<T, I>& d, int64_t j, int64_t t0, int64_t tl) {
+  if constexpr (!kBcast) {
+    const int64_t span = tl * d.reduce_size;  // Dot reads reduce_size elements per output
+    prefetch_edge<Op>(d, j, t0 * d.reduce_size, span, t0 * d.reduce_size, span);
+  } else if (t0 == 0) {
+    prefetch_edge<Op>(d, j, 0, std::min(d.lhs_len, kTile), 0, std::min(d.rhs_len, kTile));
   }
 }
 
@@ -85,40 +104,55 @@ inline void accumulate_tile(T* __restrict acc, const T* __restrict l, const T* _
   for (int64_t k = 0; k < tl; ++k) acc[k] += Op::apply(l, k, r, kScalarRhs ? 0 : k, 1);
 }
 
-// The plain Sum/Mean path (no broadcast, not Dot): the row is processed in chunks of kChunk
-// features, each a full pass over the row's edges with a compile-time-sized accumulator that lives
-// in vector registers. Few instructions per edge let the out-of-order window span many edges, so
-// many row fetches overlap; this is what makes the kernel bandwidth- rather than latency-bound.
-// A trailing partial chunk falls back to a runtime-length loop.
-template <typename T, typename I, typename Op, bool kMean, int64_t kChunk, bool kScalarRhs = false>
+// One pass over the edges of row v accumulating output features [t0, t0 + kChunk) in a
+// compile-time-sized accumulator that lives in vector registers. Few instructions per edge let the
+// out-of-order window span many edges, so many row fetches overlap; this is what makes the kernel
+// bandwidth- rather than latency-bound.
+template <typename T, typename I, typename Op, bool kMean, int64_t kChunk, bool kScalarRhs>
+[[gnu::always_inline]] inline void sum_chunk(const SpmmData<T, I>& d, int64_t beg, int64_t end, T deg,
+                                             T* orow, int64_t t0) {
+  T acc[kChunk] = {};
+  for (int64_t j = beg; j < end; ++j) {
+    // A scalar rhs is one value per edge: prefetch its one element, not a tile.
+    prefetch_edge<Op>(d, j + kPrefetchDistance, t0, kChunk, kScalarRhs ? 0 : t0, kScalarRhs ? 1 : kChunk);
+    const T* l = lhs_row<Op>(d, j);
+    const T* r = rhs_row<Op>(d, j);
+    accumulate_tile<Op, T, kScalarRhs>(acc, Op::kLhs ? l + t0 : l, Op::kRhs && !kScalarRhs ? r + t0 : r,
+                                       kChunk);
+  }
+  for (int64_t k = 0; k < kChunk; ++k) orow[t0 + k] = kMean ? acc[k] / deg : acc[k];
+}
+
+// The features left after the full chunks (fewer than 2 * kChunk): one pass per power of two in
+// their count, largest first, so a 60-float row is 32 + 16 + 8 + 4 and every pass still keeps its
+// accumulator in registers. (A runtime-length remainder loop kept it in memory: a store-to-load
+// chain per edge that made d = 1, 8 or 60 cost up to 1.6x DGL's time.)
+template <typename T, typename I, typename Op, bool kMean, int64_t kChunk, bool kScalarRhs>
+[[gnu::always_inline]] inline void sum_tail(const SpmmData<T, I>& d, int64_t beg, int64_t end, T deg,
+                                            T* orow, int64_t t0, int64_t len) {
+  if (len - t0 >= kChunk) {
+    sum_chunk<T, I, Op, kMean, kChunk, kScalarRhs>(d, beg, end, deg, orow, t0);
+    t0 += kChunk;
+  }
+  if constexpr (kChunk > 1) {
+    if (t0 < len) sum_tail<T, I, Op, kMean, kChunk / 2, kScalarRhs>(d, beg, end, deg, orow, t0, len);
+  }
+}
+
+// The plain Sum/Mean path (no broadcast, not Dot): each row in 256-byte chunks, then the tail.
+// kScalarRhs: the rhs is one value per edge (an edge weight broadcast over lhs's features).
+template <typename T, typename I, typename Op, bool kMean, bool kScalarRhs = false>
 void sum_rows_plain(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end) {
+  constexpr int64_t kChunk = 256 / sizeof(T);
   const int64_t len = d.out_len;
   for (int64_t v = row_begin; v < row_end; ++v) {
     const int64_t beg = d.indptr[v], end = d.indptr[v + 1];
     const T deg = kMean && end > beg ? static_cast<T>(end - beg) : T(1);
     T* orow = d.out + v * len;
     int64_t t0 = 0;
-    for (; t0 + kChunk <= len; t0 += kChunk) {
-      T acc[kChunk] = {};
-      for (int64_t j = beg; j < end; ++j) {
-        prefetch_edge<Op>(d, j + kPrefetchDistance, t0, kChunk);
-        const T* l = lhs_row<Op>(d, j);
-        const T* r = rhs_row<Op>(d, j);
-        accumulate_tile<Op, T, kScalarRhs>(acc, Op::kLhs ? l + t0 : l,
-                                           Op::kRhs && !kScalarRhs ? r + t0 : r, kChunk);
-      }
-      for (int64_t k = 0; k < kChunk; ++k) orow[t0 + k] = kMean ? acc[k] / deg : acc[k];
-    }
-    if (t0 == len) continue;
-    const int64_t tl = len - t0;
-    alignas(64) T acc[kChunk] = {};
-    for (int64_t j = beg; j < end; ++j) {
-      const T* l = lhs_row<Op>(d, j);
-      const T* r = rhs_row<Op>(d, j);
-      accumulate_tile<Op, T, kScalarRhs>(acc, Op::kLhs ? l + t0 : l,
-                                         Op::kRhs && !kScalarRhs ? r + t0 : r, tl);
-    }
-    for (int64_t k = 0; k < tl; ++k) orow[t0 + k] = kMean ? acc[k] / deg : acc[k];
+    for (; t0 + kChunk <= len; t0 += kChunk)
+      sum_chunk<T, I, Op, kMean, kChunk, kScalarRhs>(d, beg, end, deg, orow, t0);
+    if (t0 < len) sum_tail<T, I, Op, kMean, kChunk / 2, kScalarRhs>(d, beg, end, deg, orow, t0, len);
   }
 }
 
@@ -141,6 +175,7 @@ void sum_rows_blocked_rhs(const SpmmData<T, I>& d, int64_t row_begin, int64_t ro
       const int64_t hl = std::min(per_tile, heads - h0), tl = hl * D;
       std::fill(acc, acc + tl, T(0));
       for (int64_t j = beg; j < end; ++j) {
+        prefetch_edge<Op>(d, j + kPrefetchDistance, h0 * D, tl, h0, hl);
         const T* l = lhs_row<Op>(d, j) + h0 * D;
         const T* r = rhs_row<Op>(d, j) + h0;
         for (int64_t h = 0; h < hl; ++h)
@@ -164,6 +199,7 @@ void sum_rows(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end) {
       const int64_t tl = std::min(kTile, d.out_len - t0);
       for (int64_t k = 0; k < tl; ++k) acc[k] = T(0);
       for (int64_t j = beg; j < end; ++j) {
+        prefetch_tile<Op, kBcast>(d, j + kPrefetchDistance, t0, tl);
         const T* l = lhs_row<Op>(d, j);
         const T* r = rhs_row<Op>(d, j);
         for (int64_t k = 0; k < tl; ++k)
@@ -211,6 +247,7 @@ void minmax_rows(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end) {
         }
       }
       for (int64_t j = beg + 1; j < end; ++j) {
+        prefetch_tile<Op, kBcast>(d, j + kPrefetchDistance, t0, tl);
         const T* l = lhs_row<Op>(d, j);
         const T* r = rhs_row<Op>(d, j);
         const int64_t u = d.indices[j], e = d.eids[j];
@@ -229,25 +266,16 @@ void minmax_rows(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end) {
   }
 }
 
-// Sum/Mean: the chunked kernel for the plain path, with 256-byte chunks (8 AVX2 registers) when
-// the row divides into them and 64-byte chunks otherwise.
+// Sum/Mean: the chunked kernel for the plain path and for u_mul_e with one weight per edge.
 template <typename T, typename I, typename Op, bool kBcast, bool kMean>
 void sum_dispatch(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end) {
   if constexpr (!kBcast && !Op::kDot) {
-    constexpr int64_t kBig = 256 / sizeof(T), kSmall = 64 / sizeof(T);
-    if (d.out_len % kBig == 0)
-      sum_rows_plain<T, I, Op, kMean, kBig>(d, row_begin, row_end);
-    else
-      sum_rows_plain<T, I, Op, kMean, kSmall>(d, row_begin, row_end);
+    sum_rows_plain<T, I, Op, kMean>(d, row_begin, row_end);
   } else if constexpr (!Op::kDot && Op::kLhs && Op::kRhs) {
     // u_mul_e with one weight per edge (GCN's edge weights) is the common broadcast: it gets the
     // chunked kernel too, reading the weight as a scalar instead of through the offset tables.
-    constexpr int64_t kBig = 256 / sizeof(T), kSmall = 64 / sizeof(T);
     if (d.rhs_len == 1 && d.lhs_len == d.out_len) {
-      if (d.out_len % kBig == 0)
-        sum_rows_plain<T, I, Op, kMean, kBig, true>(d, row_begin, row_end);
-      else
-        sum_rows_plain<T, I, Op, kMean, kSmall, true>(d, row_begin, row_end);
+      sum_rows_plain<T, I, Op, kMean, true>(d, row_begin, row_end);
     } else if (d.rhs_block > 0) {
       sum_rows_blocked_rhs<T, I, Op, kMean>(d, row_begin, row_end);
     } else {

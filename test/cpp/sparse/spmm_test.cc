@@ -170,6 +170,25 @@ TEST(Spmm, LongRowsAndSkewedGraph) {
   }
 }
 
+// Every row width around the 256-byte chunks: the plain Sum/Mean path splits a row into whole
+// chunks and a tail of power-of-two passes (60 floats = 32 + 16 + 8 + 4), for copy_u, u_mul_e
+// with one weight per edge and elementwise u_mul_e; with the graph long enough for prefetches to
+// run up to its last edge.
+TEST(Spmm, PlainPathEveryRowWidth) {
+  std::mt19937 rng(19);
+  const Graph g = random_graph(rng, 40, 30, 400);
+  uint32_t seed = 100;
+  for (int64_t w = 1; w <= 140; ++w)
+    for (ReduceOp reduce : {ReduceOp::Sum, ReduceOp::Mean}) {
+      check_spmm<float, int32_t>(g, BinaryOp::CopyLhs, reduce, {{w}, {w}}, seed++);
+      check_spmm<float, int64_t>(g, BinaryOp::Mul, reduce, {{w}, {1}}, seed++);
+      if (w <= 70) {
+        check_spmm<double, int64_t>(g, BinaryOp::Mul, reduce, {{w}, {w}}, seed++);
+        check_spmm<double, int32_t>(g, BinaryOp::CopyRhs, reduce, {{w}, {w}}, seed++);
+      }
+    }
+}
+
 // Max/Min on a copy op need only the matching arg; the other may be absent.
 TEST(Spmm, MaxCopyWithOneArg) {
   std::mt19937 rng(18);
