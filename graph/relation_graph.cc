@@ -262,6 +262,11 @@ RelationGraphPtr RelationGraph::reverse() const {
   return g;
 }
 
+RelationGraphPtr RelationGraph::reverse_for_kernels() const {
+  if ((allowed_ & kCsr) && (device_.is_cpu() || (created_formats() & kCsr))) out_csr();
+  return reverse();
+}
+
 RelationGraphPtr RelationGraph::with_formats(uint8_t formats) const {
   formats &= kAllFormats;
   NW_CHECK(formats != 0, ValueError, "formats must name at least one of coo, csr, csc");

@@ -51,6 +51,11 @@ class RelationGraph : public std::enable_shared_from_this<RelationGraph> {
 
   // Same edges with every direction flipped; shares all created arrays.
   RelationGraphPtr reverse() const;
+  // reverse() for a kernel that walks the reversed graph's in-edges (every backward pass of
+  // gSpMM, gSDDMM and edge softmax): builds this graph's out-edge CSR first, when allowed and on
+  // the CPU, so that it is converted once and cached here. A plain reverse() of a graph without
+  // it would sort the edges again in every call, into a graph that is thrown away.
+  RelationGraphPtr reverse_for_kernels() const;
   // A graph restricted to `formats` (must intersect the created ones or be creatable); shares
   // arrays.
   RelationGraphPtr with_formats(uint8_t formats) const;

@@ -61,7 +61,7 @@ Tensor reduce_edges(const graph::RelationGraphPtr& g, const Tensor& per_edge, Ta
     case Target::V:
       return gspmm(g, BinaryOp::CopyRhs, ReduceOp::Sum, Tensor(), per_edge);
     case Target::U:
-      return gspmm(g->reverse(), BinaryOp::CopyRhs, ReduceOp::Sum, Tensor(), per_edge);
+      return gspmm(g->reverse_for_kernels(), BinaryOp::CopyRhs, ReduceOp::Sum, Tensor(), per_edge);
   }
   return Tensor();
 }
@@ -70,7 +70,7 @@ Tensor reduce_edges(const graph::RelationGraphPtr& g, const Tensor& per_edge, Ta
 // reads node operands on the other end (`other`); null when no such fusion applies.
 graph::RelationGraphPtr fused_graph(const graph::RelationGraphPtr& g, Target target, Target other) {
   if (target == Target::V && other == Target::U) return g;
-  if (target == Target::U && other == Target::V) return g->reverse();
+  if (target == Target::U && other == Target::V) return g->reverse_for_kernels();
   return nullptr;
 }
 

@@ -78,7 +78,7 @@ TensorList backward_sum(const GradCtx& ctx, const Tensor& grad) {
   const Tensor& rhs = ctx.inputs[1];
   TensorList grads(2);
   if (ctx.needs_input_grad[0] && op != BinaryOp::CopyRhs) {
-    graph::RelationGraphPtr rev = g->reverse();
+    graph::RelationGraphPtr rev = g->reverse_for_kernels();
     switch (op) {
       case BinaryOp::Mul:
         grads[0] = gspmm(rev, BinaryOp::Mul, ReduceOp::Sum, grad, rhs);

@@ -37,7 +37,7 @@ TensorList edge_softmax_bw(const GradCtx& ctx) {
   const graph::RelationGraphPtr& g = graph_of(ctx.attrs);
   const bool by_dst = ctx.attrs.b(1);
   Tensor p = mul(out, grad);
-  graph::RelationGraphPtr sum_graph = by_dst ? g : g->reverse();
+  graph::RelationGraphPtr sum_graph = by_dst ? g : g->reverse_for_kernels();
   Tensor s = gspmm(sum_graph, BinaryOp::CopyRhs, ReduceOp::Sum, Tensor(), p);
   Tensor s_e = gsddmm(g, BinaryOp::CopyLhs, s, Tensor(), by_dst ? Target::V : Target::U, Target::E);
   return {sub(p, mul(out, s_e))};

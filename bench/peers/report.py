@@ -116,7 +116,10 @@ def markdown(results: dict[str, Any]) -> str:
               "Kernels: forward only, float32, d = feature width.",
               "- Ratios are nodeweave time / peer time: below 1 means nodeweave is faster. For kernels "
               "the PyG ratio uses the faster of PyG's two ways (scatter, torch.sparse.mm).",
-              "- `—`: not applicable; `n/a [k]`: could not run, see note k."]
+              "- `—`: not applicable; `n/a [k]`: could not run, see note k.",
+              "- torch's allocator: " + ("**THP_MEM_ALLOC_ENABLE=1** for every system (blocks of 2 MiB and "
+                                        "more on huge pages)" if results.get("torch_huge_pages") else
+                                        "default (4 KiB pages; THP_MEM_ALLOC_ENABLE unset)")]
     load = results.get("load_at_start")
     if load is not None:
         busy = " — **the machine was busy: timings are noisy**" if load > 0.5 else ""

@@ -351,3 +351,16 @@ def test_graph_queries_follow_the_active_backend(graph):
         assert isinstance(g.edges()[0], torch.Tensor) and g.edges()[0].dtype == torch.int64
     finally:
         nw.set_backend("native")
+
+
+@pytest.mark.parametrize("backend", ["native", "pytorch"])
+def test_backward_caches_the_reverse_graphs_csc_on_the_graph(backend):
+    """The input gradient walks the reversed graph's in-edges, which are the graph's out-edge CSR:
+    the first backward builds it on the graph itself, so later passes do not sort the edges again."""
+    nw.set_backend(backend)
+    g = nw.graph(([0, 1, 2, 2], [1, 2, 0, 1]), num_nodes=3)
+    (rel,) = g._rels.values()
+    x = (torch if backend == "pytorch" else nc).ones((3, 2), requires_grad=True)
+    nw.ops.copy_u_sum(g, x).sum().backward()
+    assert "csr" in rel.created_formats
+    np.testing.assert_allclose(x.grad.numpy(), [[1, 1], [1, 1], [2, 2]])

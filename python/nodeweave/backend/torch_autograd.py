@@ -72,7 +72,7 @@ def _cast_back(out: Tensor, dtype) -> Tensor:
 
 def _reverse(rel, cache: dict):
     if "rev" not in cache:
-        cache["rev"] = rel.reverse()
+        cache["rev"] = rel.reverse_for_kernels()
     return cache["rev"]
 
 
@@ -115,7 +115,7 @@ def _in_degree_divisor(rel, like: Tensor) -> Tensor:
 def _spmm_sum_backward(rel, op, grad, lhs, rhs, need_l, need_r):
     gl = gr = None
     if need_l:
-        rev = rel.reverse()
+        rev = rel.reverse_for_kernels()
         if op in ("mul", "div"):
             gl = gspmm(rev, op, "sum", grad, rhs)
         else:  # copy_lhs, add, sub: d out / d lhs = 1
@@ -274,7 +274,7 @@ class EdgeSoftmax(torch.autograd.Function):
             return None, K.edge_softmax_backward(rel, out, grad, by_dst), None
         # create_graph: grad_x = p - out * sum_group(p) with p = out * grad, differentiably.
         p = out * grad
-        s = gspmm(rel if by_dst else rel.reverse(), "copy_rhs", "sum", None, p)
+        s = gspmm(rel if by_dst else rel.reverse_for_kernels(), "copy_rhs", "sum", None, p)
         s_e = gsddmm(rel, "copy_lhs", s, None, "v" if by_dst else "u", "e")
         return None, p - out * s_e, None
 

@@ -73,6 +73,25 @@ TYPED_TEST(RelationGraphTest, FormatsAgreeOnRandomMultigraph) {
   EXPECT_EQ(r->out_csr().indptr.storage, csc.indptr.storage) << "reverse shares arrays";
 }
 
+// Backward kernels reverse the graph on every call: reverse_for_kernels() converts once, caching
+// the out-edge CSR on the original, so every reversed graph shares one CSC.
+TYPED_TEST(RelationGraphTest, ReverseForKernelsConvertsOnce) {
+  using I = TypeParam;
+  auto g = RelationGraph::from_coo(4, 3, ids<I>({0, 3, 1, 3}), ids<I>({2, 0, 2, 1}));
+  g->in_csc();  // what a forward kernel creates
+  EXPECT_FALSE(g->created_formats() & kCsr);
+  auto r1 = g->reverse_for_kernels();
+  EXPECT_TRUE(g->created_formats() & kCsr) << "the CSR is cached on the original";
+  EXPECT_TRUE(r1->created_formats() & kCsc);
+  auto r2 = g->reverse_for_kernels();
+  EXPECT_EQ(r1->in_csc().indptr.storage, r2->in_csc().indptr.storage);
+  EXPECT_EQ(r1->in_csc().indptr.storage, g->out_csr().indptr.storage);
+  EXPECT_EQ(vals<I>(r2->coo().src), (std::vector<int64_t>{2, 0, 2, 1}));
+  // A graph that may not hold a CSR is reversed as it is.
+  auto coo_only = g->with_formats(kCoo);
+  EXPECT_EQ(coo_only->reverse_for_kernels()->created_formats(), kCoo);
+}
+
 TYPED_TEST(RelationGraphTest, LargeGraphUsesParallelSortAndStaysStable) {
   using I = TypeParam;
   std::mt19937 rng(5);
