@@ -101,6 +101,9 @@ inline const T* rhs_row(const SpmmData<T, I>& d, int64_t j) {
 template <typename Op, typename T, bool kScalarRhs = false>
 inline void accumulate_tile(T* __restrict acc, const T* __restrict l, const T* __restrict r,
                             int64_t tl) {
+  // omp simd: with a compile-time tl GCC otherwise unrolls first and leaves vectorizing to SLP,
+  // which for the Mean variant of a 16-float chunk kept 16 scalar accumulators (1.6x slower).
+#pragma omp simd
   for (int64_t k = 0; k < tl; ++k) acc[k] += Op::apply(l, k, r, kScalarRhs ? 0 : k, 1);
 }
 
