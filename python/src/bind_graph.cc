@@ -150,8 +150,10 @@ COO / CSR (out-edges) / CSC (in-edges) formats created on demand. Immutable.)doc
       .def("in_degrees", [](const RelationGraph& g) { return to_numpy(g.in_degrees()); })
       .def("out_degrees", [](const RelationGraph& g) { return to_numpy(g.out_degrees()); })
       .def("reverse", [](const RelationGraph& g) { return hold(g.reverse()); })
-      .def("reverse_for_kernels", [](const RelationGraph& g) { return hold(g.reverse_for_kernels()); },
-           "reverse(), with this graph's out-edge CSR built and cached first (for backward kernels)")
+      .def(
+          "reverse_for_kernels",
+          [](const RelationGraph& g) { return hold(g.reverse_for_kernels()); },
+          "reverse(), with this graph's out-edge CSR built and cached first (for backward kernels)")
       .def("with_formats", [](const RelationGraph& g,
                               pyb::handle f) { return hold(g.with_formats(parse_formats(f))); })
       .def("to",

@@ -3,12 +3,13 @@
 //
 // SpMM is memory-bound: per edge it reads an index and one operand row at a random address. The
 // plain Sum/Mean path (no broadcast, not Dot: copy_u, u_mul_e, ...) walks each row's edges once
-// per 256-byte feature chunk with the accumulator in vector registers, so an edge costs a handful
-// of instructions and the out-of-order core keeps many row fetches in flight. Measured on a 2-core
-// VM (1M nodes, 16M random edges, float32, copy_u-sum), against a STREAM copy loop: d=64 about
-// 0.47x with 4 KiB pages and 0.6x when the features sit on transparent huge pages (a random row
-// read is also a TLB miss); d=256 0.6-0.77x. Broadcast, Dot and Max/Min paths use a runtime-length
-// tile with a stack accumulator instead. GCC's unroll-and-jam is disabled for this file (see
+// per 256-byte feature chunk with the accumulator in vector registers, then covers the rest of the
+// row in power-of-two passes, so an edge costs a handful of instructions and the out-of-order core
+// keeps many row fetches in flight; operand rows are prefetched kPrefetchDistance edges ahead.
+// Measured on a 2-core VM, 1 thread, R-MAT 2^20 nodes / 2^24 edges, float32 copy_u-sum: 62 / 101 /
+// 593 ms at d = 16 / 64 / 256, 0.7x / 1.5x / 1.0x a STREAM copy loop in the same run (hot rows
+// of the skewed graph come from cache). Broadcast, Dot and Max/Min paths use a runtime-length tile
+// with a stack accumulator instead. GCC's unroll-and-jam is disabled for this file (see
 // sparse/CMakeLists.txt): it turned the per-edge loop into gathers.
 #include <algorithm>
 #include <limits>
@@ -57,8 +58,8 @@ struct SpmmData {
 // of side effects, marks a separate prefetch function const and deletes every call to it (GCC 12
 // emitted no prefetch instruction for this file until this was inlined into the loops).
 template <typename Op, typename T, typename I>
-[[gnu::always_inline]] inline void prefetch_edge(const SpmmData<T, I>& d, int64_t j, int64_t l0, int64_t ll,
-                                                 int64_t r0, int64_t rl) {
+[[gnu::always_inline]] inline void prefetch_edge(const SpmmData<T, I>& d, int64_t j, int64_t l0,
+                                                 int64_t ll, int64_t r0, int64_t rl) {
   if (j >= d.nnz_end) return;
   constexpr int64_t kStep = kLineBytes / sizeof(T);
   if constexpr (Op::kLhs) {
@@ -75,7 +76,8 @@ template <typename Op, typename T, typename I>
 // broadcasting the operand rows line up with it; with broadcasting the first tile prefetches the
 // start of each operand row (a row shorter than a tile is then fetched whole).
 template <typename Op, bool kBcast, typename T, typename I>
-[[gnu::always_inline]] inline void prefetch_tile(const SpmmData<T, I>& d, int64_t j, int64_t t0, int64_t tl) {
+[[gnu::always_inline]] inline void prefetch_tile(const SpmmData<T, I>& d, int64_t j, int64_t t0,
+                                                 int64_t tl) {
   if constexpr (!kBcast) {
     const int64_t span = tl * d.reduce_size;  // Dot reads reduce_size elements per output
     prefetch_edge<Op>(d, j, t0 * d.reduce_size, span, t0 * d.reduce_size, span);
@@ -112,16 +114,17 @@ inline void accumulate_tile(T* __restrict acc, const T* __restrict l, const T* _
 // out-of-order window span many edges, so many row fetches overlap; this is what makes the kernel
 // bandwidth- rather than latency-bound.
 template <typename T, typename I, typename Op, bool kMean, int64_t kChunk, bool kScalarRhs>
-[[gnu::always_inline]] inline void sum_chunk(const SpmmData<T, I>& d, int64_t beg, int64_t end, T deg,
-                                             T* orow, int64_t t0) {
+[[gnu::always_inline]] inline void sum_chunk(const SpmmData<T, I>& d, int64_t beg, int64_t end,
+                                             T deg, T* orow, int64_t t0) {
   T acc[kChunk] = {};
   for (int64_t j = beg; j < end; ++j) {
     // A scalar rhs is one value per edge: prefetch its one element, not a tile.
-    prefetch_edge<Op>(d, j + kPrefetchDistance, t0, kChunk, kScalarRhs ? 0 : t0, kScalarRhs ? 1 : kChunk);
+    prefetch_edge<Op>(d, j + kPrefetchDistance, t0, kChunk, kScalarRhs ? 0 : t0,
+                      kScalarRhs ? 1 : kChunk);
     const T* l = lhs_row<Op>(d, j);
     const T* r = rhs_row<Op>(d, j);
-    accumulate_tile<Op, T, kScalarRhs>(acc, Op::kLhs ? l + t0 : l, Op::kRhs && !kScalarRhs ? r + t0 : r,
-                                       kChunk);
+    accumulate_tile<Op, T, kScalarRhs>(acc, Op::kLhs ? l + t0 : l,
+                                       Op::kRhs && !kScalarRhs ? r + t0 : r, kChunk);
   }
   for (int64_t k = 0; k < kChunk; ++k) orow[t0 + k] = kMean ? acc[k] / deg : acc[k];
 }
@@ -131,14 +134,15 @@ template <typename T, typename I, typename Op, bool kMean, int64_t kChunk, bool 
 // accumulator in registers. (A runtime-length remainder loop kept it in memory: a store-to-load
 // chain per edge that made d = 1, 8 or 60 cost up to 1.6x DGL's time.)
 template <typename T, typename I, typename Op, bool kMean, int64_t kChunk, bool kScalarRhs>
-[[gnu::always_inline]] inline void sum_tail(const SpmmData<T, I>& d, int64_t beg, int64_t end, T deg,
-                                            T* orow, int64_t t0, int64_t len) {
+[[gnu::always_inline]] inline void sum_tail(const SpmmData<T, I>& d, int64_t beg, int64_t end,
+                                            T deg, T* orow, int64_t t0, int64_t len) {
   if (len - t0 >= kChunk) {
     sum_chunk<T, I, Op, kMean, kChunk, kScalarRhs>(d, beg, end, deg, orow, t0);
     t0 += kChunk;
   }
   if constexpr (kChunk > 1) {
-    if (t0 < len) sum_tail<T, I, Op, kMean, kChunk / 2, kScalarRhs>(d, beg, end, deg, orow, t0, len);
+    if (t0 < len)
+      sum_tail<T, I, Op, kMean, kChunk / 2, kScalarRhs>(d, beg, end, deg, orow, t0, len);
   }
 }
 
@@ -155,7 +159,8 @@ void sum_rows_plain(const SpmmData<T, I>& d, int64_t row_begin, int64_t row_end)
     int64_t t0 = 0;
     for (; t0 + kChunk <= len; t0 += kChunk)
       sum_chunk<T, I, Op, kMean, kChunk, kScalarRhs>(d, beg, end, deg, orow, t0);
-    if (t0 < len) sum_tail<T, I, Op, kMean, kChunk / 2, kScalarRhs>(d, beg, end, deg, orow, t0, len);
+    if (t0 < len)
+      sum_tail<T, I, Op, kMean, kChunk / 2, kScalarRhs>(d, beg, end, deg, orow, t0, len);
   }
 }
 
