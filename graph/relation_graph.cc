@@ -263,7 +263,7 @@ RelationGraphPtr RelationGraph::reverse() const {
 }
 
 RelationGraphPtr RelationGraph::reverse_for_kernels() const {
-  if ((allowed_ & kCsr) && (device_.is_cpu() || (created_formats() & kCsr))) out_csr();
+  if ((allowed_ & kCsr) && device_.is_cpu()) out_csr();  // a no-op once it exists
   return reverse();
 }
 

@@ -48,17 +48,12 @@ def say(msg: str) -> None:
 # allocator does this by default). It spares every system a page fault per 4 KiB of each fresh
 # large output and a TLB miss per random feature row.
 TORCH_THP = "THP_MEM_ALLOC_ENABLE"
-_torch_thp = False
 
 
 def base_env(threads: int) -> dict[str, str]:
     env = dict(os.environ)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         env[var] = str(threads)
-    if _torch_thp:
-        env[TORCH_THP] = "1"
-    else:  # the default run is torch's default, whatever this shell has set
-        env.pop(TORCH_THP, None)
     if not env.get("NODEWEAVE_DATA_DIR") and graphs.DEFAULT_DATA_DIR.is_dir():
         env["NODEWEAVE_DATA_DIR"] = str(graphs.DEFAULT_DATA_DIR)
     env.pop("NODEWEAVE_BACKEND", None)
@@ -183,8 +178,12 @@ def main() -> None:
     p.add_argument("--torch-huge-pages", action="store_true",
                    help=f"set {TORCH_THP}=1 for every system (torch allocates large blocks on huge pages)")
     args = p.parse_args()
-    global _torch_thp
-    _torch_thp = args.torch_huge_pages
+    # Every worker's environment starts from this process's: set it (or clear it, so that the
+    # default run is torch's default whatever this shell has set) once here.
+    if args.torch_huge_pages:
+        os.environ[TORCH_THP] = "1"
+    else:
+        os.environ.pop(TORCH_THP, None)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     for s in systems:
         if s not in SYSTEMS:

@@ -4,6 +4,7 @@
 #include "core_framework/runtime/parallel.h"
 #include "sparse/cpu/binary_ops.h"
 #include "sparse/cpu/cpu_kernels.h"
+#include "sparse/cpu/prefetch.h"
 
 namespace nodeweave::sparse::cpu {
 
@@ -25,11 +26,8 @@ inline int64_t target_row(Target t, const I* src, const I* dst, int64_t e) {
 // Edges ahead whose operand rows are prefetched: u and v rows sit at scattered addresses (both
 // are random in edge-id order). Measured on 1 thread, u_dot_v at d = 16 / 64 / 256 went from
 // 739 / 1095 / 2171 to 183 / 302 / 1276 ms on R-MAT 2^20, and at d = 64 / 256 from 2.8-7.8 /
-// 16.5 to 2.0-2.4 / 5.2-6.6 ms on DBLP, whose operands fit in the L3. The prefetch is written in
-// the loop, not in a helper: GCC deletes calls to a function whose only effect is a prefetch (see
-// spmm_cpu.cc).
+// 16.5 to 2.0-2.4 / 5.2-6.6 ms on DBLP, whose operands fit in the L3.
 constexpr int64_t kPrefetchDistance = 16;
-constexpr int64_t kLineBytes = 64;
 
 template <typename T, typename I, typename Op, bool kBcast>
 void sddmm_edges(const SddmmArgs& args, const BcastInfo& bcast) {
@@ -45,18 +43,12 @@ void sddmm_edges(const SddmmArgs& args, const BcastInfo& bcast) {
   const Target lt = args.lhs_target, rt = args.rhs_target;
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, out_len * rs));
   parallel_for(0, args.edges.num_edges(), grain, [&](int64_t eb, int64_t ee) {
-    constexpr int64_t kStep = kLineBytes / sizeof(T);
     for (int64_t e = eb; e < ee; ++e) {
-      if (e + kPrefetchDistance < ee) {
-        const int64_t f = e + kPrefetchDistance;
-        if constexpr (Op::kLhs) {
-          const T* p = lhs + target_row(lt, src, dst, f) * lhs_len;
-          for (int64_t k = 0; k < lhs_len; k += kStep) __builtin_prefetch(p + k);
-        }
-        if constexpr (Op::kRhs) {
-          const T* p = rhs + target_row(rt, src, dst, f) * rhs_len;
-          for (int64_t k = 0; k < rhs_len; k += kStep) __builtin_prefetch(p + k);
-        }
+      if (const int64_t f = e + kPrefetchDistance; f < ee) {
+        if constexpr (Op::kLhs)
+          detail::prefetch_span(lhs + target_row(lt, src, dst, f) * lhs_len, lhs_len);
+        if constexpr (Op::kRhs)
+          detail::prefetch_span(rhs + target_row(rt, src, dst, f) * rhs_len, rhs_len);
       }
       const T* l = nullptr;
       const T* r = nullptr;

@@ -17,6 +17,7 @@
 #include "core_framework/runtime/error.h"
 #include "sparse/cpu/binary_ops.h"
 #include "sparse/cpu/cpu_kernels.h"
+#include "sparse/cpu/prefetch.h"
 #include "sparse/cpu/row_partition.h"
 
 namespace nodeweave::sparse::cpu {
@@ -24,6 +25,7 @@ namespace nodeweave::sparse::cpu {
 namespace {
 
 using detail::message;
+using detail::prefetch_span;
 
 // Accumulator tile, in elements: with two int64 arg buffers next to it still well inside L1.
 constexpr int64_t kTile = 256;
@@ -32,7 +34,6 @@ constexpr int64_t kTile = 256;
 // distance 16 / 32 / 64; d=128 62 / 57 / 53 ms at 16 / 32 / 64. 32 keeps the lines in flight
 // (32 x 256 B) well inside L1.
 constexpr int64_t kPrefetchDistance = 32;
-constexpr int64_t kLineBytes = 64;
 
 template <typename T, typename I>
 struct SpmmData {
@@ -54,22 +55,15 @@ struct SpmmData {
 };
 
 // Prefetches elements [l0, l0 + ll) of the lhs row and [r0, r0 + rl) of the rhs row read by the
-// edge at position j. always_inline is load-bearing: GCC's IPA pass sees __builtin_prefetch as free
-// of side effects, marks a separate prefetch function const and deletes every call to it (GCC 12
-// emitted no prefetch instruction for this file until this was inlined into the loops).
+// edge at position j (always_inline for the reason given in prefetch.h).
 template <typename Op, typename T, typename I>
 [[gnu::always_inline]] inline void prefetch_edge(const SpmmData<T, I>& d, int64_t j, int64_t l0,
                                                  int64_t ll, int64_t r0, int64_t rl) {
   if (j >= d.nnz_end) return;
-  constexpr int64_t kStep = kLineBytes / sizeof(T);
-  if constexpr (Op::kLhs) {
-    const T* p = d.lhs + static_cast<int64_t>(d.indices[j]) * d.lhs_len + l0;
-    for (int64_t k = 0; k < ll; k += kStep) __builtin_prefetch(p + k);
-  }
-  if constexpr (Op::kRhs) {
-    const T* p = d.rhs + static_cast<int64_t>(d.eids[j]) * d.rhs_len + r0;
-    for (int64_t k = 0; k < rl; k += kStep) __builtin_prefetch(p + k);
-  }
+  if constexpr (Op::kLhs)
+    prefetch_span(d.lhs + static_cast<int64_t>(d.indices[j]) * d.lhs_len + l0, ll);
+  if constexpr (Op::kRhs)
+    prefetch_span(d.rhs + static_cast<int64_t>(d.eids[j]) * d.rhs_len + r0, rl);
 }
 
 // The tile [t0, t0 + tl) of the output for the generic (broadcast, Dot, Max/Min) loops: without

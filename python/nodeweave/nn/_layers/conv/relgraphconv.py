@@ -96,13 +96,11 @@ class RelGraphConv(nn.Module):
         feat_src, feat_dst = src_dst_feats(g, feat)
         paired = isinstance(feat, (tuple, list))
         one_hot = _is_node_ids(feat_src)
-        for t, name in ((feat_src, "feat[0]" if paired else "feat"), (feat_dst, "feat[1]")):
+        for t, name in zip((feat_src, feat_dst), ("feat[0]", "feat[1]") if paired else ("feat",)):
             if one_hot:
                 self._check_node_ids(t, name)
             else:
                 check_feat_dim(t, self.in_feat, name, "RelGraphConv")
-            if not paired:
-                break
         n_edges = g.num_edges()
         try:
             types = self.linear_r.check_types(etypes, n_edges, "etypes", "edge")
@@ -138,10 +136,12 @@ class RelGraphConv(nn.Module):
 
     def _check_node_ids(self, ids: Any, name: str) -> None:
         """Node-id input must index the ``in_feat`` one-hot categories."""
-        if ids.numel() and (int(ids.min().item()) < 0 or int(ids.max().item()) >= self.in_feat):
+        if not ids.numel():
+            return
+        lo, hi = int(ids.min().item()), int(ids.max().item())
+        if lo < 0 or hi >= self.in_feat:
             raise ValueError(f"RelGraphConv: {name} holds node ids (one-hot input), which must be in "
-                             f"[0, {self.in_feat}) (in_feat), got values {int(ids.min().item())}.."
-                             f"{int(ids.max().item())}")
+                             f"[0, {self.in_feat}) (in_feat), got values {lo}..{hi}")
 
 
 def _is_node_ids(t: Any) -> bool:
