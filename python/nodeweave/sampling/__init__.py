@@ -1,0 +1,6 @@
+"""Graph sampling (DGL's ``dgl.sampling``): the C++ samplers of ``sampling/`` on nodeweave graphs.
+
+Each function takes a graph and seed nodes and returns a graph or id arrays on the active backend.
+Randomness comes from ``random_seed=`` or, when omitted, nodeweave's default generator (see
+:mod:`nodeweave.sampling._seed`); the same seed gives the same sample at any thread count.
+"""
