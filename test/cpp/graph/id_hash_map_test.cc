@@ -1,12 +1,12 @@
 // IdHashMap against std::unordered_map on random id streams, through growth and reuse.
-#include "sampling/id_hash_map.h"
+#include "graph/id_hash_map.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 #include <unordered_map>
 
-namespace nodeweave::sampling {
+namespace nodeweave::graph {
 namespace {
 
 TEST(IdHashMap, MatchesUnorderedMapThroughGrowthAndReset) {
@@ -44,4 +44,4 @@ TEST(IdHashMap, ResetForgetsEveryId) {
 }
 
 }  // namespace
-}  // namespace nodeweave::sampling
+}  // namespace nodeweave::graph

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace nodeweave::sampling {
+namespace nodeweave::graph {
 
 class IdHashMap {
  public:
@@ -59,4 +59,4 @@ class IdHashMap {
   int shift_ = 64;
 };
 
-}  // namespace nodeweave::sampling
+}  // namespace nodeweave::graph

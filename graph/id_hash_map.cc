@@ -1,9 +1,9 @@
 // IdHashMap sizing: the table is rebuilt at twice the size when half full.
-#include "sampling/id_hash_map.h"
+#include "graph/id_hash_map.h"
 
 #include <algorithm>
 
-namespace nodeweave::sampling {
+namespace nodeweave::graph {
 
 namespace {
 int log2_capacity_for(int64_t expected) {
@@ -49,4 +49,4 @@ void IdHashMap::grow() {
   for (int64_t id : ids) insert(id);
 }
 
-}  // namespace nodeweave::sampling
+}  // namespace nodeweave::graph
