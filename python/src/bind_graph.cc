@@ -2,6 +2,7 @@
 // read-only NumPy views of the graph's own storage (graphs are immutable; a writable view would
 // let a user corrupt every cached format) and go in as copies, converted to the id type.
 #include "graph/relation_graph.h"
+#include "graph_arrays.h"
 #include "py_convert.h"
 
 namespace nodeweave::py {
@@ -9,48 +10,6 @@ namespace {
 
 using graph::IdArray;
 using graph::RelationGraph;
-using graph::RelationGraphPtr;
-
-// pybind11 holders cannot be shared_ptr<const T>; the object stays immutable through its API.
-using Holder = std::shared_ptr<RelationGraph>;
-Holder hold(const RelationGraphPtr& g) { return std::const_pointer_cast<RelationGraph>(g); }
-
-pyb::dtype id_numpy_dtype(DType d) {
-  return d == DType::Int32 ? pyb::dtype::of<int32_t>() : pyb::dtype::of<int64_t>();
-}
-
-pyb::array to_numpy(const IdArray& a) {
-  NW_CHECK(a.device().is_cpu(), ValueError, "graph arrays on ", a.device().str(),
-           " cannot be viewed from NumPy; move the graph to the CPU first");
-  auto* keep = new StoragePtr(a.storage);
-  pyb::capsule owner(keep, [](void* p) { delete static_cast<StoragePtr*>(p); });
-  static int64_t dummy = 0;  // NumPy wants a non-null pointer even for empty arrays
-  void* data = a.storage && a.length ? a.storage->data() : &dummy;
-  pyb::array arr(id_numpy_dtype(a.dtype), {a.length}, {static_cast<int64_t>(dtype_size(a.dtype))},
-                 data, owner);
-  pyb::detail::array_proxy(arr.ptr())->flags &= ~pyb::detail::npy_api::NPY_ARRAY_WRITEABLE_;
-  return arr;
-}
-
-DType parse_idtype(const std::string& s) {
-  if (s == "int32") return DType::Int32;
-  if (s == "int64") return DType::Int64;
-  throw TypeError(str_cat("idtype must be 'int32' or 'int64', got '", s, "'"));
-}
-
-// Any integer NumPy array -> IdArray of `idtype` (copy). Floats or bools are refused by name.
-IdArray from_numpy(pyb::handle obj, const char* what, DType idtype) {
-  pyb::array arr = pyb::array::ensure(obj);
-  NW_CHECK(arr, TypeError, what, " must be an array of integers, got ", type_name(obj));
-  NW_CHECK(arr.ndim() == 1, ValueError, what, " must be one-dimensional, got ", arr.ndim(),
-           " dimensions");
-  const char kind = arr.dtype().kind();
-  NW_CHECK(kind == 'i' || kind == 'u', TypeError, what, " must hold integers, got dtype ",
-           std::string(pyb::str(arr.dtype())));
-  // uint64 above 2^63 wraps to negative here; the graph's range check then reports it.
-  pyb::array_t<int64_t, pyb::array::c_style | pyb::array::forcecast> as64(arr);
-  return IdArray::from_host(as64.data(), DType::Int64, as64.size(), idtype);
-}
 
 std::vector<std::string> format_names(uint8_t f) {
   std::vector<std::string> out;

@@ -1,16 +1,201 @@
-// nodeweave._C.sampling: the sampling layer seen from Python. Every entry point takes the graph's
-// C++ relation graphs and NumPy id arrays, releases the GIL while it samples, and returns NumPy
-// arrays that own their C++ storage.
+// nodeweave._C.sampling: the sampling layer seen from Python. Entry points take the graph's C++
+// relation graphs and NumPy arrays, release the GIL while they sample, and return NumPy arrays
+// that own their C++ buffers.
+#include <algorithm>
+#include <cstring>
+
 #include "core_framework/runtime/generator.h"
+#include "graph/to_block.h"
+#include "graph_arrays.h"
 #include "py_convert.h"
+#include "sampling/block_sampler.h"
+#include "sampling/neighbor_sampler.h"
 
 namespace nodeweave::py {
+namespace {
+
+using graph::RelationGraph;
+using sampling::BlockSampler;
+
+// Weights (probabilities or a mask) as an ArrayView of a NumPy array; `copy` makes the view own a
+// copy (for samplers that outlive the call and may be freed on a thread without the GIL).
+ArrayView weights_view(pyb::handle obj, const char* what, std::shared_ptr<void>* owner) {
+  pyb::array arr = pyb::array::ensure(obj);
+  NW_CHECK(arr, TypeError, what, " must be an array of edge weights, got ", type_name(obj));
+  DType dt;
+  const char kind = arr.dtype().kind();
+  const ssize_t item = arr.dtype().itemsize();
+  if (kind == 'f' && item == 4)
+    dt = DType::Float32;
+  else if (kind == 'f' && item == 8)
+    dt = DType::Float64;
+  else if (kind == 'b')
+    dt = DType::Bool;
+  else
+    throw TypeError(str_cat(what, " must be float32/float64 probabilities or a bool mask, got dtype ",
+                            std::string(pyb::str(arr.dtype()))));
+  NW_CHECK(arr.ndim() == 1, ValueError, what, " must be one-dimensional (one value per edge), got ",
+           arr.ndim(), " dimensions");
+  pyb::array contiguous = pyb::array::ensure(arr, pyb::array::c_style);
+  ArrayView v;
+  v.dtype = dt;
+  v.shape = {static_cast<int64_t>(contiguous.shape(0))};
+  v.strides = {1};
+  if (owner) {
+    auto buf = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(contiguous.nbytes()));
+    if (!buf->empty()) std::memcpy(buf->data(), contiguous.data(), buf->size());
+    v.data = buf->data();
+    *owner = buf;
+  } else {
+    v.data = const_cast<void*>(contiguous.data());
+  }
+  if (!v.data) v.data = v.shape[0] == 0 ? reinterpret_cast<void*>(&v) : nullptr;  // empty but present
+  return v;
+}
+
+std::vector<int64_t> sorted_unique(pyb::handle obj, const char* what) {
+  std::vector<int64_t> v = int64_vector(obj, what);
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+pyb::list numpy_lists(std::vector<std::vector<int64_t>>&& vs) {
+  pyb::list out;
+  for (auto& v : vs) out.append(vector_to_numpy(std::move(v)));
+  return out;
+}
+
+}  // namespace
 
 void bind_sampling(pyb::module_& m) {
   m.def(
       "draw_seed", []() { return default_generator().next_seed(); },
       "A fresh 64-bit sampler seed from the default generator (nodeweave.core.manual_seed "
       "reseeds it), for calls that are not given a random_seed.");
+
+  m.def(
+      "sample_neighbors",
+      [](const RelationGraph& rel, pyb::handle nodes, int64_t fanout, bool edge_dir_out,
+         bool replace, pyb::handle prob, pyb::handle exclude, uint64_t key) {
+        std::vector<int64_t> seeds = int64_vector(nodes, "nodes");
+        sampling::NeighborSampleOptions opt;
+        opt.fanout = fanout;
+        opt.replace = replace;
+        opt.key = key;
+        if (!prob.is_none()) opt.weights = weights_view(prob, "prob", nullptr);
+        if (!exclude.is_none()) opt.exclude = sorted_unique(exclude, "exclude");
+        sampling::SampledEdges out;
+        {
+          pyb::gil_scoped_release nogil;
+          const auto& adj = edge_dir_out ? rel.out_csr() : rel.in_csc();
+          const int64_t rows = edge_dir_out ? rel.num_src() : rel.num_dst();
+          out = sampling::sample_neighbors(adj, rows, host_int64_view(seeds), opt);
+        }
+        return pyb::make_tuple(vector_to_numpy(std::move(out.seed_pos)),
+                               vector_to_numpy(std::move(out.neighbor)),
+                               vector_to_numpy(std::move(out.eid)));
+      },
+      pyb::arg("rel"), pyb::arg("nodes"), pyb::arg("fanout"), pyb::arg("edge_dir_out"),
+      pyb::arg("replace"), pyb::arg("prob"), pyb::arg("exclude"), pyb::arg("key"),
+      "Neighbours of `nodes` in one relation: (position of the seed, neighbour id, edge id) per "
+      "sampled edge, grouped by seed in seed order.");
+
+  m.def(
+      "to_block",
+      [](const std::vector<pyb::handle>& dst_nodes, const std::vector<pyb::tuple>& relations,
+         bool include_dst_in_src, const std::string& idtype) {
+        const DType dt = parse_idtype(idtype);
+        std::vector<std::vector<int64_t>> dst;
+        for (pyb::handle h : dst_nodes) dst.push_back(int64_vector(h, "dst_nodes"));
+        std::vector<std::vector<int64_t>> src_ids, dst_ids;
+        std::vector<graph::BlockEdgesIn> edges;
+        for (const pyb::tuple& t : relations) {
+          graph::BlockEdgesIn in;
+          in.src_type = t[0].cast<int>();
+          in.dst_type = t[1].cast<int>();
+          NW_CHECK(in.src_type >= 0 && in.dst_type >= 0 &&
+                       in.src_type < static_cast<int>(dst.size()) &&
+                       in.dst_type < static_cast<int>(dst.size()),
+                   ValueError, "to_block: relation node type out of range");
+          src_ids.push_back(int64_vector(t[2], "src"));
+          dst_ids.push_back(int64_vector(t[3], "dst"));
+          NW_CHECK(src_ids.back().size() == dst_ids.back().size(), ValueError,
+                   "to_block: src and dst of a relation differ in length");
+          edges.push_back(in);
+        }
+        for (size_t r = 0; r < edges.size(); ++r) {
+          edges[r].src = src_ids[r].data();
+          edges[r].dst = dst_ids[r].data();
+          edges[r].num_edges = static_cast<int64_t>(src_ids[r].size());
+        }
+        graph::BlockCompaction c;
+        {
+          pyb::gil_scoped_release nogil;
+          c = graph::compact_block(dst, edges, /*dst_is_position=*/false, include_dst_in_src);
+        }
+        (void)dt;
+        return pyb::make_tuple(numpy_lists(std::move(c.src_nodes)),
+                               numpy_lists(std::move(c.src_local)),
+                               numpy_lists(std::move(c.dst_local)));
+      },
+      pyb::arg("dst_nodes"), pyb::arg("relations"), pyb::arg("include_dst_in_src"),
+      pyb::arg("idtype") = "int64",
+      "Block compaction: (source nodes per type, local source ids per relation, local "
+      "destination ids per relation). relations: (src_type, dst_type, src, dst) in global ids.");
+
+  pyb::class_<BlockSampler, std::shared_ptr<BlockSampler>>(m, "BlockSampler", R"doc(
+Multi-layer neighbour sampling fused with block compaction, configured once per graph and sampler.)doc")
+      .def(pyb::init([](std::vector<int64_t> num_nodes, const std::vector<pyb::tuple>& relations,
+                        std::vector<std::vector<int64_t>> fanouts, bool replace,
+                        bool edge_dir_out) {
+             sampling::BlockSamplerConfig cfg;
+             cfg.num_nodes = std::move(num_nodes);
+             for (const pyb::tuple& t : relations) {
+               sampling::RelationInput in;
+               in.src_type = t[0].cast<int>();
+               in.dst_type = t[1].cast<int>();
+               in.graph = t[2].cast<Holder>();
+               if (!t[3].is_none()) in.weights = weights_view(t[3], "prob", &in.weights_owner);
+               cfg.relations.push_back(std::move(in));
+             }
+             cfg.fanouts = std::move(fanouts);
+             cfg.replace = replace;
+             cfg.edge_dir_out = edge_dir_out;
+             pyb::gil_scoped_release nogil;
+             return std::make_shared<BlockSampler>(std::move(cfg));
+           }),
+           pyb::arg("num_nodes"), pyb::arg("relations"), pyb::arg("fanouts"),
+           pyb::arg("replace") = false, pyb::arg("edge_dir_out") = false)
+      .def_property_readonly("num_layers", &BlockSampler::num_layers)
+      .def(
+          "sample",
+          [](const BlockSampler& s, const std::vector<pyb::handle>& seeds, uint64_t key,
+             const std::vector<pyb::handle>& exclude, const std::string& idtype) {
+            std::vector<std::vector<int64_t>> seed_ids, excl;
+            for (pyb::handle h : seeds) seed_ids.push_back(int64_vector(h, "seeds"));
+            for (pyb::handle h : exclude)
+              excl.push_back(h.is_none() ? std::vector<int64_t>{} : sorted_unique(h, "exclude"));
+            const DType dt = parse_idtype(idtype);
+            std::vector<sampling::SampledBlock> blocks;
+            {
+              pyb::gil_scoped_release nogil;
+              blocks = s.sample(seed_ids, key, excl, dt);
+            }
+            pyb::list out;
+            for (auto& b : blocks) {
+              pyb::list graphs;
+              for (const auto& g : b.graphs) graphs.append(hold(g));
+              out.append(pyb::make_tuple(numpy_lists(std::move(b.src_nodes)),
+                                         numpy_lists(std::move(b.dst_nodes)), graphs,
+                                         numpy_lists(std::move(b.eids))));
+            }
+            return out;
+          },
+          pyb::arg("seeds"), pyb::arg("key"), pyb::arg("exclude") = std::vector<pyb::handle>{},
+          pyb::arg("idtype") = "int64",
+          "Blocks, input layer first: (src_nodes per type, dst_nodes per type, relation graph per "
+          "relation, original edge ids per relation).");
 }
 
 }  // namespace nodeweave::py

@@ -1,0 +1,44 @@
+// Block compaction (DGL's to_block): turns edges that point at a set of destination nodes into a
+// message-flow block, relabelling every node type's sources to 0..n-1 with the destination nodes
+// of that type first ("destination nodes come first among the sources", so a layer's output for
+// the destination nodes is the first rows of its input). Sources that are not destinations follow
+// in order of first appearance over the relations, then the edges, which makes the relabelling a
+// pure function of the input.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "graph/relation_graph.h"
+
+namespace nodeweave::graph {
+
+// The edges of one relation of the block, in global ids.
+struct BlockEdgesIn {
+  int src_type = 0, dst_type = 0;
+  const int64_t* src = nullptr;  // global source ids
+  const int64_t* dst = nullptr;  // global destination ids, or positions in dst_nodes[dst_type]
+  int64_t num_edges = 0;
+};
+
+struct BlockCompaction {
+  std::vector<std::vector<int64_t>> src_nodes;  // per node type, global ids (dst nodes first)
+  std::vector<std::vector<int64_t>> src_local;  // per relation
+  std::vector<std::vector<int64_t>> dst_local;  // per relation
+};
+
+// `dst_nodes[t]`: the destination nodes of type t (unique, else ValueError). `dst_is_position`:
+// the edges' dst are already positions in dst_nodes (a sampler's output) instead of global ids.
+// `include_dst_in_src`: dst nodes start every type's source list (DGL's default); without it a
+// type's sources are only the nodes that send an edge. Throws ValueError when an edge's
+// destination is not among dst_nodes.
+BlockCompaction compact_block(const std::vector<std::vector<int64_t>>& dst_nodes,
+                              const std::vector<BlockEdgesIn>& relations, bool dst_is_position,
+                              bool include_dst_in_src = true);
+
+// The relation graph of one block relation from compacted edges grouped by destination (as the
+// samplers emit them: dst_local non-decreasing). Its in-edge CSC is built straight from the groups,
+// without a sort; edge ids are the entry positions 0..E-1.
+RelationGraphPtr block_relation(int64_t num_src, int64_t num_dst, const std::vector<int64_t>& src_local,
+                                const std::vector<int64_t>& dst_local, DType idtype);
+
+}  // namespace nodeweave::graph

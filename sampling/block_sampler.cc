@@ -1,0 +1,107 @@
+// BlockSampler: validation once, then per batch: sample every relation of a layer, compact, recurse.
+#include "sampling/block_sampler.h"
+
+#include <algorithm>
+
+#include "core_framework/runtime/error.h"
+#include "graph/to_block.h"
+#include "sampling/neighbor_sampler.h"
+#include "sampling/random.h"
+
+namespace nodeweave::sampling {
+
+BlockSampler::BlockSampler(BlockSamplerConfig config) : config_(std::move(config)) {
+  const char* fn = "NeighborSampler";
+  const int types = num_types();
+  const size_t rels = config_.relations.size();
+  NW_CHECK(!config_.fanouts.empty(), ValueError, fn, ": fanouts must name at least one layer");
+  for (size_t l = 0; l < config_.fanouts.size(); ++l) {
+    NW_CHECK(config_.fanouts[l].size() == rels, ValueError, fn, ": fanouts[", l, "] has ",
+             config_.fanouts[l].size(), " entries but the graph has ", rels, " edge types");
+    for (int64_t f : config_.fanouts[l]) check_fanout(fn, "fanouts", f);
+  }
+  for (size_t r = 0; r < rels; ++r) {
+    const RelationInput& rel = config_.relations[r];
+    NW_CHECK(rel.graph, ValueError, fn, ": relation ", r, " has no graph");
+    NW_CHECK(rel.src_type >= 0 && rel.src_type < types && rel.dst_type >= 0 &&
+                 rel.dst_type < types,
+             ValueError, fn, ": relation ", r, " names a node type outside [0, ", types, ")");
+    NW_CHECK(rel.graph->num_src() == config_.num_nodes[static_cast<size_t>(rel.src_type)] &&
+                 rel.graph->num_dst() == config_.num_nodes[static_cast<size_t>(rel.dst_type)],
+             ValueError, fn, ": relation ", r, " does not match its node types' sizes");
+    NW_CHECK(rel.graph->device().is_cpu(), ValueError, fn,
+             ": sampling runs on the CPU; the graph is on ", rel.graph->device().str());
+    adj_.push_back(config_.edge_dir_out ? &rel.graph->out_csr() : &rel.graph->in_csc());
+    if (rel.weights.data) {
+      check_edge_weights(fn, "prob", rel.weights, rel.graph->num_edges());
+      const int seed_type = config_.edge_dir_out ? rel.src_type : rel.dst_type;
+      weighted_.push_back(std::make_unique<WeightedRows>(build_weighted_rows(
+          *adj_.back(), config_.num_nodes[static_cast<size_t>(seed_type)], rel.weights)));
+    } else {
+      weighted_.push_back(nullptr);
+    }
+  }
+}
+
+std::vector<SampledBlock> BlockSampler::sample(const std::vector<std::vector<int64_t>>& seeds,
+                                               uint64_t key,
+                                               const std::vector<std::vector<int64_t>>& exclude,
+                                               DType idtype) const {
+  const char* fn = "NeighborSampler";
+  const int types = num_types();
+  NW_CHECK(static_cast<int>(seeds.size()) == types, ValueError, fn, ": seeds name ", seeds.size(),
+           " node types, the graph has ", types);
+  for (int t = 0; t < types; ++t) {
+    const int64_t n = config_.num_nodes[static_cast<size_t>(t)];
+    for (int64_t v : seeds[static_cast<size_t>(t)])
+      NW_CHECK(v >= 0 && v < n, IndexError, fn, ": seed node ", v,
+               " is out of range: the node type has ", n, " nodes");
+  }
+  std::vector<SampledBlock> blocks(static_cast<size_t>(num_layers()));
+  std::vector<std::vector<int64_t>> dst = seeds;
+  for (int layer = num_layers() - 1; layer >= 0; --layer) {
+    const uint64_t layer_key = derive_key(key, static_cast<uint64_t>(layer));
+    std::vector<SampledEdges> sampled(config_.relations.size());
+    std::vector<graph::BlockEdgesIn> edges;
+    for (size_t r = 0; r < config_.relations.size(); ++r) {
+      const RelationInput& rel = config_.relations[r];
+      // In-edges: seeds are the relation's destinations; out-edges: its sources, and the block's
+      // edges run from the sampled neighbour to the seed.
+      const int seed_type = config_.edge_dir_out ? rel.src_type : rel.dst_type;
+      const int nbr_type = config_.edge_dir_out ? rel.dst_type : rel.src_type;
+      NeighborSampleOptions opt;
+      opt.fanout = config_.fanouts[static_cast<size_t>(layer)][r];
+      opt.replace = config_.replace;
+      opt.weights = rel.weights;
+      opt.weighted_rows = weighted_[r].get();
+      if (r < exclude.size()) opt.exclude = exclude[r];
+      opt.key = derive_key(layer_key, r);
+      const auto& s = dst[static_cast<size_t>(seed_type)];
+      if (opt.fanout != 0 && !s.empty())
+        sampled[r] = sample_neighbors_unchecked(*adj_[r], s.data(), static_cast<int64_t>(s.size()), opt);
+      graph::BlockEdgesIn in;
+      in.src_type = nbr_type;
+      in.dst_type = seed_type;
+      in.src = sampled[r].neighbor.data();
+      in.dst = sampled[r].seed_pos.data();
+      in.num_edges = sampled[r].size();
+      edges.push_back(in);
+    }
+    graph::BlockCompaction c = graph::compact_block(dst, edges, /*dst_is_position=*/true);
+    SampledBlock& b = blocks[static_cast<size_t>(layer)];
+    b.dst_nodes = dst;
+    b.src_nodes = std::move(c.src_nodes);
+    for (size_t r = 0; r < sampled.size(); ++r) {
+      const graph::BlockEdgesIn& in = edges[r];
+      b.graphs.push_back(graph::block_relation(
+          static_cast<int64_t>(b.src_nodes[static_cast<size_t>(in.src_type)].size()),
+          static_cast<int64_t>(dst[static_cast<size_t>(in.dst_type)].size()), c.src_local[r],
+          c.dst_local[r], idtype));
+      b.eids.push_back(std::move(sampled[r].eid));
+    }
+    dst = b.src_nodes;
+  }
+  return blocks;
+}
+
+}  // namespace nodeweave::sampling

@@ -1,0 +1,224 @@
+// Neighbour sampling of one relation. Per seed: uniform picks by Floyd's algorithm (O(fanout)
+// draws, no O(degree) scratch), weighted picks by binary search in the row's running sums when the
+// caller has them (rejecting repeats), else by Efraimidis-Spirakis exponential keys over the row.
+// Successive weighted sampling and exponential keys give the same distribution over subsets, so
+// the fallback from one to the other changes no probability.
+#include "sampling/neighbor_sampler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+#include "core_framework/runtime/error.h"
+#include "core_framework/runtime/parallel.h"
+#include "sampling/random.h"
+
+namespace nodeweave::sampling {
+
+namespace {
+
+// Per-thread scratch, reused across the seeds of a chunk.
+struct Scratch {
+  std::vector<int64_t> picks;
+  std::vector<double> weight, key;
+  std::vector<int64_t> order;
+};
+
+bool is_excluded(const std::vector<int64_t>& exclude, int64_t eid) {
+  return !exclude.empty() && std::binary_search(exclude.begin(), exclude.end(), eid);
+}
+
+// Floyd's algorithm: `k` distinct positions of [0, d), k < d, each subset equally likely.
+void floyd(int64_t d, int64_t k, CounterRng& rng, std::vector<int64_t>& picks) {
+  for (int64_t j = d - k; j < d; ++j) {
+    const int64_t t = static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(j + 1)));
+    const bool seen = std::find(picks.begin(), picks.end(), t) != picks.end();
+    picks.push_back(seen ? j : t);
+  }
+}
+
+// `k` positions of a row with cumulative weights cum[0..d) (total > 0), by successive weighted
+// draws. Returns false (picks cleared) when repeats make it slow: the caller then uses keys.
+bool successive_weighted(const double* cum, int64_t d, int64_t k, bool replace, CounterRng& rng,
+                         std::vector<int64_t>& picks) {
+  const double total = cum[d - 1];
+  const int64_t budget = replace ? k : 4 * k + 16;
+  for (int64_t draw = 0; draw < budget && static_cast<int64_t>(picks.size()) < k; ++draw) {
+    const double x = rng.uniform() * total;
+    int64_t pos = std::upper_bound(cum, cum + d, x) - cum;
+    pos = std::min(pos, d - 1);  // x rounding up to total
+    if (replace || std::find(picks.begin(), picks.end(), pos) == picks.end()) picks.push_back(pos);
+  }
+  if (static_cast<int64_t>(picks.size()) == k) return true;
+  picks.clear();
+  return false;
+}
+
+// `k` positions of the positive weights w[0..d) without replacement: the k smallest exponential
+// keys -log(u) / w (Efraimidis & Spirakis, 2006).
+void exponential_keys(const double* w, int64_t d, int64_t k, CounterRng& rng, Scratch& s) {
+  s.key.resize(static_cast<size_t>(d));
+  s.order.clear();
+  for (int64_t j = 0; j < d; ++j) {
+    const double u = rng.uniform_pos();  // drawn for every entry: the stream stays aligned
+    if (w[j] > 0) {
+      s.key[static_cast<size_t>(j)] = -std::log(u) / w[j];
+      s.order.push_back(j);
+    }
+  }
+  auto by_key = [&](int64_t a, int64_t b) {
+    return s.key[static_cast<size_t>(a)] < s.key[static_cast<size_t>(b)] ||
+           (s.key[static_cast<size_t>(a)] == s.key[static_cast<size_t>(b)] && a < b);
+  };
+  if (static_cast<int64_t>(s.order.size()) > k) {
+    std::nth_element(s.order.begin(), s.order.begin() + k, s.order.end(), by_key);
+    s.order.resize(static_cast<size_t>(k));
+  }
+  s.picks.insert(s.picks.end(), s.order.begin(), s.order.end());
+}
+
+// Positions (0-based within the row) picked from a row of `d` entries starting at entry `begin`.
+template <typename Id>
+void pick_row(const Id* eids, int64_t row, int64_t begin, int64_t d, CounterRng& rng,
+              const NeighborSampleOptions& opt, Scratch& s) {
+  s.picks.clear();
+  const int64_t k = opt.fanout;
+  const bool weighted = opt.weights.data != nullptr;
+  if (!weighted && opt.exclude.empty()) {
+    if (k < 0 || (!opt.replace && k >= d)) {
+      for (int64_t j = 0; j < d; ++j) s.picks.push_back(j);
+    } else if (opt.replace) {
+      if (d > 0)
+        for (int64_t j = 0; j < k; ++j)
+          s.picks.push_back(static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(d))));
+    } else {
+      floyd(d, k, rng, s.picks);
+    }
+    return;
+  }
+  if (weighted && opt.weighted_rows && opt.exclude.empty()) {
+    const double* cum = opt.weighted_rows->cumsum.data() + begin;
+    const int64_t nonzero = opt.weighted_rows->nonzero[static_cast<size_t>(row)];
+    if (k < 0 || (!opt.replace && k >= nonzero)) {
+      for (int64_t j = 0; j < d; ++j)
+        if (cum[j] > (j ? cum[j - 1] : 0.0)) s.picks.push_back(j);
+      return;
+    }
+    if (nonzero == 0) return;
+    if (successive_weighted(cum, d, k, opt.replace, rng, s.picks)) return;
+    s.weight.resize(static_cast<size_t>(d));
+    for (int64_t j = 0; j < d; ++j) s.weight[static_cast<size_t>(j)] = cum[j] - (j ? cum[j - 1] : 0.0);
+    exponential_keys(s.weight.data(), d, k, rng, s);
+    return;
+  }
+  // Weights read per edge id (and exclusions applied) for this row only.
+  s.weight.resize(static_cast<size_t>(d));
+  int64_t nonzero = 0;
+  for (int64_t j = 0; j < d; ++j) {
+    const int64_t eid = static_cast<int64_t>(eids[begin + j]);
+    double v = weighted ? edge_weight_at(opt.weights, eid) : 1.0;
+    if (v > 0 && is_excluded(opt.exclude, eid)) v = 0;
+    s.weight[static_cast<size_t>(j)] = v;
+    nonzero += v > 0;
+  }
+  if (k < 0 || (!opt.replace && k >= nonzero)) {
+    for (int64_t j = 0; j < d; ++j)
+      if (s.weight[static_cast<size_t>(j)] > 0) s.picks.push_back(j);
+    return;
+  }
+  if (nonzero == 0) return;
+  if (opt.replace) {
+    s.key.resize(static_cast<size_t>(d));  // running sums of this row
+    double run = 0;
+    for (int64_t j = 0; j < d; ++j) s.key[static_cast<size_t>(j)] = run += s.weight[static_cast<size_t>(j)];
+    successive_weighted(s.key.data(), d, k, true, rng, s.picks);
+    return;
+  }
+  exponential_keys(s.weight.data(), d, k, rng, s);
+}
+
+template <typename Id>
+SampledEdges sample_typed(const graph::CompressedArrays& adj, const int64_t* seeds,
+                          int64_t num_seeds, const NeighborSampleOptions& opt) {
+  const Id* indptr = adj.indptr.data<Id>();
+  const Id* indices = adj.indices.data<Id>();
+  const Id* eids = adj.eids.data<Id>();
+  // Each chunk fills its own lists; chunks are joined in seed order, so the result does not
+  // depend on how seeds were split between threads.
+  std::vector<std::pair<int64_t, SampledEdges>> parts;
+  std::mutex mu;
+  parallel_for(0, num_seeds, 256, [&](int64_t b, int64_t e) {
+    SampledEdges local;
+    Scratch s;
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t row = seeds[i];
+      const int64_t begin = static_cast<int64_t>(indptr[row]);
+      const int64_t d = static_cast<int64_t>(indptr[row + 1]) - begin;
+      CounterRng rng(derive_key(opt.key, static_cast<uint64_t>(row)));
+      pick_row<Id>(eids, row, begin, d, rng, opt, s);
+      std::sort(s.picks.begin(), s.picks.end());
+      for (int64_t j : s.picks) {
+        local.seed_pos.push_back(i);
+        local.neighbor.push_back(static_cast<int64_t>(indices[begin + j]));
+        local.eid.push_back(static_cast<int64_t>(eids[begin + j]));
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    parts.emplace_back(b, std::move(local));
+  });
+  std::sort(parts.begin(), parts.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (parts.size() == 1) return std::move(parts[0].second);
+  SampledEdges out;
+  size_t total = 0;
+  for (const auto& p : parts) total += p.second.eid.size();
+  out.seed_pos.reserve(total);
+  out.neighbor.reserve(total);
+  out.eid.reserve(total);
+  for (auto& p : parts) {
+    out.seed_pos.insert(out.seed_pos.end(), p.second.seed_pos.begin(), p.second.seed_pos.end());
+    out.neighbor.insert(out.neighbor.end(), p.second.neighbor.begin(), p.second.neighbor.end());
+    out.eid.insert(out.eid.end(), p.second.eid.begin(), p.second.eid.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+void check_fanout(const char* fn, const char* name, int64_t fanout) {
+  NW_CHECK(fanout >= -1, ValueError, fn, ": ", name,
+           " must be -1 (every neighbour) or a non-negative count, got ", fanout);
+}
+
+SampledEdges sample_neighbors_unchecked(const graph::CompressedArrays& adj, const int64_t* seeds,
+                                        int64_t num_seeds, const NeighborSampleOptions& opt) {
+  if (adj.indptr.dtype == DType::Int32) return sample_typed<int32_t>(adj, seeds, num_seeds, opt);
+  return sample_typed<int64_t>(adj, seeds, num_seeds, opt);
+}
+
+SampledEdges sample_neighbors(const graph::CompressedArrays& adj, int64_t num_rows,
+                              const ArrayView& seeds, const NeighborSampleOptions& opt) {
+  const char* fn = "sample_neighbors";
+  check_fanout(fn, "fanout", opt.fanout);
+  NW_CHECK(adj.indptr.device().is_cpu(), ValueError, fn,
+           ": the graph must be on the CPU, got ", adj.indptr.device().str());
+  NW_CHECK(seeds.device.is_cpu(), ValueError, fn, ": nodes must be on the CPU");
+  NW_CHECK(seeds.shape.size() == 1 && seeds.is_contiguous(), ValueError, fn,
+           ": nodes must be a contiguous 1-D array, got shape ", shape_str(seeds.shape));
+  NW_CHECK(seeds.dtype == DType::Int32 || seeds.dtype == DType::Int64, TypeError, fn,
+           ": nodes must hold int32 or int64 ids, got ", dtype_name(seeds.dtype));
+  const int64_t n = seeds.shape[0];
+  std::vector<int64_t> ids(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = seeds.dtype == DType::Int32 ? seeds.ptr<int32_t>()[i] : seeds.ptr<int64_t>()[i];
+    NW_CHECK(v >= 0 && v < num_rows, IndexError, fn, ": nodes[", i, "] = ", v,
+             " is out of range: the relation has ", num_rows, " nodes on that side");
+    ids[static_cast<size_t>(i)] = v;
+  }
+  if (opt.weights.data) check_edge_weights(fn, "prob", opt.weights, adj.indices.length);
+  NW_CHECK(std::is_sorted(opt.exclude.begin(), opt.exclude.end()), ValueError, fn,
+           ": exclude must be sorted");
+  return sample_neighbors_unchecked(adj, ids.data(), n, opt);
+}
+
+}  // namespace nodeweave::sampling

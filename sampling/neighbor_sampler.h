@@ -1,0 +1,52 @@
+// Neighbour sampling of one relation (DGL's sample_neighbors for one edge type): for every seed,
+// pick up to `fanout` of its edges from the compressed adjacency whose rows are the seeds' side
+// (the in-edge CSC to sample in-edges, the out-edge CSR for out-edges).
+//
+// A seed's picks depend only on (key, seed's node id, its row), drawn from a counter-based stream
+// (sampling/random.h), so the sample is bit-identical at any thread count. The picked entries of a
+// row come out in row order, rows in seed order.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core_framework/runtime/array_view.h"
+#include "graph/format_convert.h"
+#include "sampling/edge_weights.h"
+
+namespace nodeweave::sampling {
+
+struct NeighborSampleOptions {
+  int64_t fanout = -1;  // -1: every neighbour
+  bool replace = false;
+  // Optional per-edge-id weights (float probabilities or a bool mask); absent when data is null.
+  ArrayView weights;
+  // Optional entry-order running sums of `weights` for this adjacency (see edge_weights.h): makes
+  // weighted picks O(fanout log degree) instead of O(degree). Must match `weights` when given.
+  const WeightedRows* weighted_rows = nullptr;
+  // Optional sorted, unique edge ids never to sample (link prediction's edge exclusion).
+  std::vector<int64_t> exclude;
+  uint64_t key = 0;  // derive_key(seed, batch, layer, ...) of the caller
+};
+
+// The sampled edges, grouped by seed in seed order.
+struct SampledEdges {
+  std::vector<int64_t> seed_pos;  // index into the seed array
+  std::vector<int64_t> neighbor;  // global id of the other endpoint
+  std::vector<int64_t> eid;       // edge id in the relation
+  int64_t size() const { return static_cast<int64_t>(eid.size()); }
+};
+
+// Validates the options against the relation (fanout >= -1, weights) and the seeds (ids in
+// [0, num_rows)), then samples. `seeds` is int32 or int64 on the CPU.
+SampledEdges sample_neighbors(const graph::CompressedArrays& adj, int64_t num_rows,
+                              const ArrayView& seeds, const NeighborSampleOptions& opt);
+
+// The same without the checks: for callers that validated once (the block sampler, the loader).
+SampledEdges sample_neighbors_unchecked(const graph::CompressedArrays& adj,
+                                        const int64_t* seeds, int64_t num_seeds,
+                                        const NeighborSampleOptions& opt);
+
+// Validation shared by every caller: fanout >= -1 (ValueError naming `name`).
+void check_fanout(const char* fn, const char* name, int64_t fanout);
+
+}  // namespace nodeweave::sampling
