@@ -23,6 +23,7 @@ from nodeweave.graph.transforms import (reverse, add_self_loop, remove_self_loop
                                         in_subgraph, out_subgraph, khop_in_subgraph, khop_out_subgraph,
                                         khop_graph, line_graph, compact_graphs, to_homogeneous,
                                         to_heterogeneous, reorder_graph, NID, EID)
+from nodeweave.graph.block import Block, to_block, create_block  # noqa: E402,F401
 from nodeweave.graph.batch import batch, unbatch, batch_num_nodes, batch_num_edges  # noqa: E402,F401
 from nodeweave.graph.io import save_graphs, load_graphs  # noqa: E402,F401
 
@@ -32,3 +33,5 @@ from nodeweave.nn import (readout_nodes, readout_edges, sum_nodes, sum_edges,  #
                                   softmax_edges, broadcast_nodes, broadcast_edges, topk_nodes, topk_edges)
 # Dataset loaders (nodeweave.data)
 from nodeweave import data  # noqa: E402,F401
+# Sampling and mini-batch training (nodeweave.sampling, nodeweave.dataloading)
+from nodeweave import sampling, dataloading  # noqa: E402,F401

@@ -10,6 +10,7 @@
 #include "py_convert.h"
 #include "sampling/block_sampler.h"
 #include "sampling/neighbor_sampler.h"
+#include "sampling/random.h"
 
 namespace nodeweave::py {
 namespace {
@@ -73,6 +74,8 @@ void bind_sampling(pyb::module_& m) {
       "draw_seed", []() { return default_generator().next_seed(); },
       "A fresh 64-bit sampler seed from the default generator (nodeweave.core.manual_seed "
       "reseeds it), for calls that are not given a random_seed.");
+  m.def("derive_key", &sampling::derive_key, pyb::arg("key"), pyb::arg("coord"),
+        "The sampler key of one more coordinate (batch, layer, edge type) under `key`.");
 
   m.def(
       "sample_neighbors",

@@ -2,3 +2,10 @@
 edges into message-flow blocks or subgraphs, and the :class:`DataLoader` that runs them ahead of the
 training loop.
 """
+
+from nodeweave.dataloading.base import (Sampler, BlockSampler, set_node_lazy_features,  # noqa: E402,F401
+                                        set_edge_lazy_features, set_src_lazy_features,
+                                        set_dst_lazy_features)
+from nodeweave.dataloading.neighbor_sampler import (NeighborSampler, MultiLayerFullNeighborSampler,  # noqa: E402,F401
+                                                    MultiLayerNeighborSampler)
+from nodeweave.dataloading.dataloader import DataLoader  # noqa: E402,F401

@@ -122,6 +122,8 @@ class HeteroGraph(MessagePassing, TransformMethods):
         ``'cpu'`` or ``'cuda:N'``.
     """
 
+    is_block = False  # a message-flow block (nodeweave.graph.block.Block) says True
+
     # ------------------------------------------------------------------ construction
 
     def __init__(self, num_nodes: dict[str, int], rels: dict[Canonical, RelationGraph],
@@ -317,6 +319,14 @@ class HeteroGraph(MessagePassing, TransformMethods):
                              "(src_type, etype, dst_type) tuple")
         raise TypeError(f"etype must be a string or a (src_type, etype, dst_type) tuple, got {etype!r}")
 
+    def _node_key(self, side: str, ntype: str) -> Any:
+        """The key of ``ntype``'s frame and count on ``side`` ('src', 'dst' or 'all'). A graph has
+        one node set per type, so the key is the type itself; a :class:`Block` has two."""
+        return ntype
+
+    def _side_count(self, side: str, ntype: str) -> int:
+        return self._num_nodes[self._node_key(side, ntype)]
+
     def get_ntype_id(self, ntype: str | None) -> int:
         """Position of ``ntype`` in :attr:`ntypes`."""
         return self._ntypes.index(self._ntype(ntype))
@@ -338,14 +348,14 @@ class HeteroGraph(MessagePassing, TransformMethods):
     def num_src_nodes(self, ntype: str | None = None) -> int:
         """Number of source nodes of ``ntype`` (all source types together when None)."""
         if ntype is None:
-            return sum(self._num_nodes[t] for t in self.srctypes)
-        return self.num_nodes(ntype)
+            return sum(self._side_count("src", t) for t in self.srctypes)
+        return self._side_count("src", self._ntype(ntype))
 
     def num_dst_nodes(self, ntype: str | None = None) -> int:
         """Number of destination nodes of ``ntype`` (all destination types together when None)."""
         if ntype is None:
-            return sum(self._num_nodes[t] for t in self.dsttypes)
-        return self.num_nodes(ntype)
+            return sum(self._side_count("dst", t) for t in self.dsttypes)
+        return self._side_count("dst", self._ntype(ntype))
 
     number_of_src_nodes = num_src_nodes
     number_of_dst_nodes = num_dst_nodes
@@ -362,7 +372,7 @@ class HeteroGraph(MessagePassing, TransformMethods):
         """Whether each id in ``vid`` is a node of ``ntype`` (bool for an int, else a bool tensor)."""
         nt = self._ntype(ntype)
         arr, scalar = as_int_array(vid, "vid")
-        ok = (arr >= 0) & (arr < self._num_nodes[nt])
+        ok = (arr >= 0) & (arr < self._side_count("all", nt))
         return bool(ok[0]) if scalar else backend.current().from_numpy(ok, self._device)
 
     @property
@@ -414,12 +424,15 @@ class HeteroGraph(MessagePassing, TransformMethods):
     def _ids_out(self, arr: np.ndarray):
         return backend.current().int_tensor(arr, self._device, self._idtype_name)
 
-    def _node_ids(self, v: Any, nt: str, name: str) -> tuple[np.ndarray, bool]:
+    def _node_ids(self, v: Any, nt: str, name: str, side: str = "all") -> tuple[np.ndarray, bool]:
+        count = self._side_count(side, nt)
         if is_all(v):
-            return np.arange(self._num_nodes[nt], dtype=np.int64), False
+            return np.arange(count, dtype=np.int64), False
         arr, scalar = as_int_array(v, name)
         what = "nodes" if len(self._ntypes) == 1 else f"nodes of type {nt!r}"
-        check_range(arr, self._num_nodes[nt], name, what)
+        if side != "all" and self._node_key(side, nt) != nt:
+            what = f"{'source' if side == 'src' else 'destination'} {what}"
+        check_range(arr, count, name, what)
         return arr, scalar
 
     def _edge_ids(self, e: Any, ct: tuple, name: str) -> tuple[np.ndarray, bool]:
@@ -437,14 +450,14 @@ class HeteroGraph(MessagePassing, TransformMethods):
         """In-degrees of nodes ``v`` (all by default) along ``etype``: an int for an int ``v``,
         else a tensor of the graph's idtype."""
         ct, rel = self._rel(etype)
-        ids, scalar = self._node_ids(v, ct[2], "v")
+        ids, scalar = self._node_ids(v, ct[2], "v", "dst")
         deg = self._host(ct).in_degrees()[ids]
         return int(deg[0]) if scalar else self._ids_out(deg)
 
     def out_degrees(self, u: Any = ALL, etype: str | tuple | None = None):
         """Out-degrees of nodes ``u`` (all by default) along ``etype``."""
         ct, rel = self._rel(etype)
-        ids, scalar = self._node_ids(u, ct[0], "u")
+        ids, scalar = self._node_ids(u, ct[0], "u", "src")
         deg = self._host(ct).out_degrees()[ids]
         return int(deg[0]) if scalar else self._ids_out(deg)
 
@@ -493,7 +506,7 @@ class HeteroGraph(MessagePassing, TransformMethods):
     def in_edges(self, v: Any, form: str = "uv", etype: str | tuple | None = None):
         """Edges entering nodes ``v``, grouped by node in the order of ``v`` (then by edge id)."""
         ct, _ = self._rel(etype)
-        nodes, _ = self._node_ids(v, ct[2], "v")
+        nodes, _ = self._node_ids(v, ct[2], "v", "dst")
         indptr, indices, eids = self._host(ct).csc()
         pos = self._segments(indptr, nodes)
         src = indices[pos].astype(np.int64)
@@ -503,7 +516,7 @@ class HeteroGraph(MessagePassing, TransformMethods):
     def out_edges(self, u: Any, form: str = "uv", etype: str | tuple | None = None):
         """Edges leaving nodes ``u``, grouped by node in the order of ``u`` (then by edge id)."""
         ct, _ = self._rel(etype)
-        nodes, _ = self._node_ids(u, ct[0], "u")
+        nodes, _ = self._node_ids(u, ct[0], "u", "src")
         indptr, indices, eids = self._host(ct).csr()
         pos = self._segments(indptr, nodes)
         src = np.repeat(nodes, np.diff(indptr)[nodes])
@@ -513,7 +526,7 @@ class HeteroGraph(MessagePassing, TransformMethods):
     def successors(self, v: int, etype: str | tuple | None = None):
         """Destinations of the edges leaving node ``v`` (repeated for multi-edges)."""
         ct, _ = self._rel(etype)
-        nodes, scalar = self._node_ids(v, ct[0], "v")
+        nodes, scalar = self._node_ids(v, ct[0], "v", "src")
         if not scalar:
             raise TypeError("successors(v): v must be a single node id")
         indptr, indices, _ = self._host(ct).csr()
@@ -522,7 +535,7 @@ class HeteroGraph(MessagePassing, TransformMethods):
     def predecessors(self, v: int, etype: str | tuple | None = None):
         """Sources of the edges entering node ``v`` (repeated for multi-edges)."""
         ct, _ = self._rel(etype)
-        nodes, scalar = self._node_ids(v, ct[2], "v")
+        nodes, scalar = self._node_ids(v, ct[2], "v", "dst")
         if not scalar:
             raise TypeError("predecessors(v): v must be a single node id")
         indptr, indices, _ = self._host(ct).csc()
@@ -542,8 +555,8 @@ class HeteroGraph(MessagePassing, TransformMethods):
         return hit
 
     def _pairs(self, u: Any, v: Any, ct: tuple) -> tuple[np.ndarray, np.ndarray, bool]:
-        us, su = self._node_ids(u, ct[0], "u")
-        vs, sv = self._node_ids(v, ct[2], "v")
+        us, su = self._node_ids(u, ct[0], "u", "src")
+        vs, sv = self._node_ids(v, ct[2], "v", "dst")
         if su and not sv:
             us = np.full(len(vs), us[0])
         elif sv and not su:
@@ -770,28 +783,28 @@ class HeteroGraph(MessagePassing, TransformMethods):
 
         return EdgeView(self)
 
-    def _data_view(self, types: list[str]):
+    def _data_view(self, types: list[str], side: str):
         from nodeweave.graph.views import FrameView, HeteroFrameView
 
         if len(types) == 1:
-            return FrameView(self, "node", types[0])
-        return HeteroFrameView(self, "node", types)
+            return FrameView(self, "node", self._node_key(side, types[0]))
+        return HeteroFrameView(self, "node", types, side)
 
     @property
     def ndata(self):
         """Node features: a dict-like ``name -> tensor`` for one node type; for several, values are
         ``{ntype: tensor}`` dicts (as DGL)."""
-        return self._data_view(self._ntypes)
+        return self._data_view(self._ntypes, "all")
 
     @property
     def srcdata(self):
         """Features of source nodes (the same as :attr:`ndata` unless uni-bipartite)."""
-        return self._data_view(self.srctypes)
+        return self._data_view(self.srctypes, "src")
 
     @property
     def dstdata(self):
         """Features of destination nodes (the same as :attr:`ndata` unless uni-bipartite)."""
-        return self._data_view(self.dsttypes)
+        return self._data_view(self.dsttypes, "dst")
 
     @property
     def edata(self):

@@ -124,7 +124,8 @@ class MessagePassing:
         if target == "e":
             frame, what = self._edge_frames[cet], "edata"
         else:
-            frame, what = self._node_frames[cet[0] if target == "u" else cet[2]], "ndata"
+            key = self._node_key("src", cet[0]) if target == "u" else self._node_key("dst", cet[2])
+            frame, what = self._node_frames[key], ("srcdata" if target == "u" else "dstdata")
         if field not in frame:
             raise KeyError(f"{what} has no field {field!r} (have {sorted(frame.keys())})")
         return frame[field]
@@ -136,8 +137,8 @@ class MessagePassing:
         if eids is not None:
             src, dst = src[eids], dst[eids]
         all_e = np.arange(rel.num_edges) if eids is None else eids
-        return EdgeBatch(_lazy_rows(self._node_frames[cet[0]], src),
-                         _lazy_rows(self._node_frames[cet[2]], dst),
+        return EdgeBatch(_lazy_rows(self._node_frames[self._node_key("src", cet[0])], src),
+                         _lazy_rows(self._node_frames[self._node_key("dst", cet[2])], dst),
                          _lazy_rows(self._edge_frames[cet], eids),
                          (b.int_tensor(src.astype(np.int64), self._device),
                           b.int_tensor(dst.astype(np.int64), self._device),
@@ -215,7 +216,7 @@ class MessagePassing:
         indptr, _, eids = (a.astype(np.int64) for a in rel.to("cpu").csc())
         deg = np.diff(indptr)
         dst_t = cet[2]
-        frame = self._node_frames[dst_t]
+        frame = self._node_frames[self._node_key("dst", dst_t)]
         results: Dict[str, list] = {}
         order = []
         for d in np.unique(deg[deg > 0]):
@@ -254,11 +255,12 @@ class MessagePassing:
                      apply_node_func=None):
         """Stores reduced values; only ``nodes`` (None: all) change."""
         b = backend.current()
-        frame = self._node_frames[ntype]
+        frame = self._node_frames[self._node_key("dst", ntype)]
+        count = self._side_count("dst", ntype)
         if apply_node_func is not None:
             data = dict(frame.items())
             data.update(values)
-            ids = np.arange(self._num_nodes[ntype]) if nodes is None else nodes
+            ids = np.arange(count) if nodes is None else nodes
             extra = apply_node_func(NodeBatch(_lazy_rows(data, nodes), None,
                                               b.int_tensor(ids, self._device)))
             values = dict(_lazy_rows(values, nodes), **extra)
@@ -271,7 +273,7 @@ class MessagePassing:
                 idx = ids.on(b, self._device)
                 rows = v if b.shape(v)[0] == len(nodes) else b.index_select(v, idx)
                 base = frame[k] if k in frame else b.zeros(
-                    (self._num_nodes[ntype],) + tuple(b.shape(rows)[1:]), b.dtype_name(rows),
+                    (count,) + tuple(b.shape(rows)[1:]), b.dtype_name(rows),
                     self._device)
                 frame[k] = b.index_copy(base, idx, rows)
 
@@ -282,8 +284,9 @@ class MessagePassing:
         b = backend.current()
         ntype = ntype if ntype is not None else self._single_ntype()
         nodes = None if isinstance(v, str) and v == "__ALL__" else self._id_array(v)
-        ids = np.arange(self._num_nodes[ntype]) if nodes is None else nodes
-        out = func(NodeBatch(_lazy_rows(self._node_frames[ntype], nodes), None,
+        # On a block, the destination nodes (the ones a layer updates).
+        ids = np.arange(self._side_count("dst", ntype)) if nodes is None else nodes
+        out = func(NodeBatch(_lazy_rows(self._node_frames[self._node_key("dst", ntype)], nodes), None,
                              b.int_tensor(ids, self._device)))
         self._write_nodes(ntype, out, nodes)
 

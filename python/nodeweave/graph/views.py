@@ -75,14 +75,18 @@ class HeteroFrameView(MutableMapping):
     """Features over several node (or edge) types: ``view['h']`` is ``{type: tensor}`` for the types
     that have ``'h'``, and ``view['h'] = {type: tensor, ...}`` sets it per type."""
 
-    __slots__ = ("_graph", "_kind", "_keys")
+    __slots__ = ("_graph", "_kind", "_keys", "_side")
 
-    def __init__(self, graph: Any, kind: str, keys: list) -> None:
-        self._graph, self._kind, self._keys = graph, kind, keys
+    def __init__(self, graph: Any, kind: str, keys: list, side: str = "all") -> None:
+        self._graph, self._kind, self._keys, self._side = graph, kind, keys, side
 
     def _frames(self) -> dict:
-        frames = self._graph._node_frames if self._kind == "node" else self._graph._edge_frames
-        return {k: frames[k] for k in self._keys}
+        """``{type: frame}``, keyed by the type names users see (a block's source and destination
+        frames of one type have different internal keys)."""
+        if self._kind == "edge":
+            return {k: self._graph._edge_frames[k] for k in self._keys}
+        g = self._graph
+        return {k: g._node_frames[g._node_key(self._side, k)] for k in self._keys}
 
     def _resolve(self, key: Any) -> Any:
         if self._kind == "edge":
@@ -183,14 +187,14 @@ class RowsFrameView(MutableMapping):
 class NodeSpace:
     """``g.nodes[ntype]`` or ``g.nodes[(ntype, ids)]``: ``.data`` is the features of those nodes."""
 
-    __slots__ = ("_graph", "_ntype", "_ids")
+    __slots__ = ("_graph", "_ntype", "_ids", "_side")
 
-    def __init__(self, graph: Any, ntype: str, ids: Any = None) -> None:
-        self._graph, self._ntype, self._ids = graph, ntype, ids
+    def __init__(self, graph: Any, ntype: str, ids: Any = None, side: str = "all") -> None:
+        self._graph, self._ntype, self._ids, self._side = graph, ntype, ids, side
 
     @property
     def data(self) -> MutableMapping:
-        view = FrameView(self._graph, "node", self._ntype)
+        view = FrameView(self._graph, "node", self._graph._node_key(self._side, self._ntype))
         return view if self._ids is None else RowsFrameView(view, self._ids)
 
 
@@ -242,22 +246,23 @@ class NodeView:
 
         g = self._graph
         nt = self._pick(ntype)
-        return backend.current().int_tensor(np.arange(g._num_nodes[nt]), g._device, g._idtype_name)
+        return backend.current().int_tensor(np.arange(g._side_count(self._side, nt)), g._device,
+                                            g._idtype_name)
 
     def __getitem__(self, key: Any) -> NodeSpace:
         """``g.nodes[ntype]``, ``g.nodes[ids]`` (one node type) or ``g.nodes[(ntype, ids)]``."""
         if isinstance(key, str):
-            return NodeSpace(self._graph, self._pick(key))
+            return NodeSpace(self._graph, self._pick(key), side=self._side)
         ntype, ids = (key if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str)
                       else (None, key))
         nt = self._pick(ntype)
         if isinstance(ids, slice):
-            ids = range(self._graph.num_nodes(nt))[ids]
-        arr, _ = self._graph._node_ids(ids, nt, "nodes[...]")
-        return NodeSpace(self._graph, nt, arr)
+            ids = range(self._graph._side_count(self._side, nt))[ids]
+        arr, _ = self._graph._node_ids(ids, nt, "nodes[...]", self._side)
+        return NodeSpace(self._graph, nt, arr, self._side)
 
     def __len__(self) -> int:
-        return sum(self._graph.num_nodes(t) for t in self._types())
+        return sum(self._graph._side_count(self._side, t) for t in self._types())
 
     def __repr__(self) -> str:
         return f"NodeView(ntypes={self._types()})"

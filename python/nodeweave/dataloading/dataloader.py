@@ -1,0 +1,254 @@
+"""The mini-batch loader (DGL's ``dgl.dataloading.DataLoader``): splits the seed nodes (or edges)
+into batches, runs the graph sampler on each, and yields what the sampler returns.
+
+Batches are prepared ahead of the training loop by background workers: for the neighbour samplers
+of this package, C++ threads (``sampling/loader.cc``) that sample and gather the prefetched
+features without the GIL; for any other sampler, Python threads whose C++ sampling calls release
+the GIL. At most ``prefetch_depth`` batches wait. Order and content are a pure function of
+``seed``, the epoch and the batch index, whatever the thread count. Leaving the loop early, an
+exception or Ctrl-C stops the workers: the iterator shuts them down when it is closed or dropped.
+
+>>> import nodeweave as nw
+>>> g = nw.graph(([0, 1, 2, 3, 4], [1, 2, 3, 4, 0]))
+>>> loader = nw.dataloading.DataLoader(g, [0, 1, 2, 3, 4], nw.dataloading.NeighborSampler([1]),
+...                                    batch_size=2, shuffle=True, seed=0)
+>>> len(loader)
+3
+>>> [output_nodes.tolist() for _, output_nodes, _ in loader]
+[[4, 0], [3, 2], [1]]
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from typing import Any, Iterator
+
+import numpy as np
+
+from nodeweave import _C, backend
+from nodeweave.graph.heterograph import HeteroGraph, as_int_array
+
+__all__ = ["DataLoader"]
+
+
+def _index_sets(indices: Any, g: HeteroGraph) -> tuple[dict | None, np.ndarray, np.ndarray]:
+    """Seeds as ``(types, type_of_each, id_of_each)``: ``types`` is None for a plain id list,
+    else the ordered keys of the dict (node or edge types)."""
+    if isinstance(indices, dict):
+        keys, tcol, icol = [], [], []
+        for k, ids in indices.items():
+            arr, _ = as_int_array(ids, f"indices[{k!r}]")
+            keys.append(k)
+            tcol.append(np.full(len(arr), len(keys) - 1, np.int64))
+            icol.append(arr)
+        if not keys:
+            raise ValueError("indices must not be empty: give at least one seed")
+        return keys, np.concatenate(tcol), np.concatenate(icol)
+    if backend.of(indices) is not None and backend.of(indices).dtype_name(indices) == "bool":
+        arr = np.flatnonzero(backend.of(indices).to_numpy(indices)).astype(np.int64)
+    else:
+        arr, _ = as_int_array(indices, "indices")
+    return None, np.zeros(len(arr), np.int64), arr
+
+
+class DataLoader:
+    """Iterates over mini-batches of ``indices`` sampled by ``graph_sampler``.
+
+    Parameters
+    ----------
+    graph : graph
+        The graph to sample from.
+    indices : ids, bool mask, or ``{type: ids}``
+        Seed nodes (or seed edges for an edge-prediction sampler).
+    graph_sampler : sampler
+        An object with ``sample(g, indices)``, e.g. :class:`NeighborSampler`.
+    batch_size, shuffle, drop_last
+        As ``torch.utils.data.DataLoader``.
+    device : optional
+        Where the blocks and features go (default: the graph's device).
+    num_workers : int
+        Background worker threads (0: sample in the calling thread, no prefetching).
+    prefetch_depth : int
+        Batches prepared ahead at most (default ``2 * max(num_workers, 1)``).
+    seed : int, optional
+        Fixes shuffling and sampling (default: drawn once from nodeweave's generator, so
+        ``nodeweave.core.manual_seed`` before building the loader makes runs repeatable).
+    """
+
+    def __init__(self, graph: Any, indices: Any, graph_sampler: Any, device: Any = None,
+                 batch_size: int = 1, shuffle: bool = False, drop_last: bool = False,
+                 num_workers: int = 1, prefetch_depth: int | None = None, seed: int | None = None,
+                 use_uva: bool = False, **kwargs: Any) -> None:
+        from nodeweave.sampling._seed import resolve_seed
+
+        if not isinstance(graph, HeteroGraph):
+            raise TypeError(f"graph must be a nodeweave graph, got {type(graph).__name__}")
+        if not callable(getattr(graph_sampler, "sample", None)):
+            raise TypeError(f"graph_sampler must have a sample(g, indices) method, got "
+                            f"{type(graph_sampler).__name__}")
+        for name, v, low in (("batch_size", batch_size, 1), ("num_workers", num_workers, 0)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
+                raise ValueError(f"{name} must be an int >= {low}, got {v!r}")
+        if prefetch_depth is None:
+            prefetch_depth = 2 * max(int(num_workers), 1)
+        if isinstance(prefetch_depth, bool) or not isinstance(prefetch_depth, (int, np.integer)) or prefetch_depth < 1:
+            raise ValueError(f"prefetch_depth must be an int >= 1, got {prefetch_depth!r}")
+        ignored = set(kwargs) - {"use_ddp", "ddp_seed", "use_prefetch_thread", "use_alternate_streams",
+                                 "pin_prefetcher", "persistent_workers", "pin_memory"}
+        if ignored:
+            raise TypeError(f"DataLoader got unexpected keyword arguments {sorted(ignored)}")
+        self.graph = graph
+        self.graph_sampler = graph_sampler
+        self.batch_size = int(batch_size)
+        self.shuffle = bool(shuffle)
+        self.drop_last = bool(drop_last)
+        self.num_workers = int(num_workers)
+        self.prefetch_depth = int(prefetch_depth)
+        self.device = device
+        self.seed = resolve_seed(seed)
+        self._types, self._type_col, self._id_col = _index_sets(indices, graph)
+        if len(self._id_col) == 0:
+            raise ValueError("indices must not be empty: give at least one seed")
+        self._epoch = 0
+        self._takes_seed = "random_seed" in inspect.signature(graph_sampler.sample).parameters
+
+    def __len__(self) -> int:
+        n = len(self._id_col)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+    # ------------------------------------------------------------------ batches
+
+    def _order(self, epoch: int) -> np.ndarray:
+        n = len(self._id_col)
+        if not self.shuffle:
+            return np.arange(n)
+        rng = np.random.Generator(np.random.PCG64(_C.sampling.derive_key(self.seed, epoch)))
+        return rng.permutation(n)
+
+    def _batch_indices(self, order: np.ndarray, i: int) -> Any:
+        pos = order[i * self.batch_size:(i + 1) * self.batch_size]
+        ids = self._id_col[pos]
+        if self._types is None:
+            return self.graph._ids_out(ids)
+        types = self._type_col[pos]
+        return {k: self.graph._ids_out(ids[types == t]) for t, k in enumerate(self._types)}
+
+    def _batch_key(self, epoch: int, i: int) -> int:
+        return _C.sampling.derive_key(_C.sampling.derive_key(self.seed, epoch), i)
+
+    def _make(self, order: np.ndarray, epoch: int, i: int) -> Any:
+        batch = self._batch_indices(order, i)
+        if self._takes_seed:
+            out = self.graph_sampler.sample(self.graph, batch, random_seed=self._batch_key(epoch, i))
+        else:
+            out = self.graph_sampler.sample(self.graph, batch)
+        return _to_device(out, self.device)
+
+    def __iter__(self) -> Iterator[Any]:
+        epoch = self._epoch
+        self._epoch += 1
+        order = self._order(epoch)
+        if self.num_workers == 0:
+            return (self._make(order, epoch, i) for i in range(len(self)))
+        return _PrefetchIterator(self, order, epoch)
+
+
+def _to_device(out: Any, device: Any) -> Any:
+    if device is None:
+        return out
+    if isinstance(out, HeteroGraph):
+        return out.to(device)
+    if isinstance(out, (list, tuple)):
+        return type(out)(_to_device(x, device) for x in out)
+    if isinstance(out, dict):
+        return {k: _to_device(v, device) for k, v in out.items()}
+    b = backend.of(out)
+    return b.to_device(out, device) if b is not None else out
+
+
+class _Shared:
+    """What the workers and the iterator share. Workers hold only this (never the iterator), so
+    dropping the iterator runs its ``__del__`` and stops them."""
+
+    def __init__(self, depth: int) -> None:
+        self.ready: dict[int, tuple[bool, Any]] = {}
+        self.cv = threading.Condition()
+        self.depth = depth
+        self.taken = 0  # batches handed out so far
+        self.stop = threading.Event()
+
+
+def _work(shared: _Shared, make: Any, batches: range) -> None:
+    for i in batches:
+        # Batch i may start once batch i - depth has been taken: the window slides in batch
+        # order, so a fast worker cannot use up the room a slow one needs for an earlier batch.
+        with shared.cv:
+            while i >= shared.taken + shared.depth and not shared.stop.is_set():
+                shared.cv.wait(timeout=0.05)
+        if shared.stop.is_set():
+            return
+        try:
+            item = (True, make(i))
+        except BaseException as e:  # handed to the consumer, raised there
+            item = (False, e)
+        with shared.cv:
+            shared.ready[i] = item
+            shared.cv.notify_all()
+        if not item[0]:
+            return
+
+
+class _PrefetchIterator:
+    """Background threads make batches ``w, w + n, w + 2n ...`` (worker ``w`` of ``n``); the
+    iterator hands them out in batch order; batch ``i`` starts only after batch
+    ``i - prefetch_depth`` was taken. ``close()`` (also when the iterator is dropped) stops and joins the workers."""
+
+    def __init__(self, loader: DataLoader, order: np.ndarray, epoch: int) -> None:
+        self._n = len(loader)
+        self._next = 0
+        self._shared = _Shared(loader.prefetch_depth)
+        workers = min(loader.num_workers, max(self._n, 1))
+
+        def make(i: int, loader=loader, order=order, epoch=epoch) -> Any:
+            return loader._make(order, epoch, i)
+
+        self._threads = [threading.Thread(target=_work, args=(self._shared, make, range(w, self._n, workers)),
+                                          daemon=True, name=f"nodeweave-loader-{w}")
+                         for w in range(workers)]
+        for t in self._threads:
+            t.start()
+
+    def __iter__(self) -> "_PrefetchIterator":
+        return self
+
+    def __next__(self) -> Any:
+        if self._next >= self._n:
+            self.close()
+            raise StopIteration
+        shared = self._shared
+        with shared.cv:
+            while self._next not in shared.ready:
+                shared.cv.wait(timeout=0.05)  # a timeout keeps Ctrl-C responsive
+            ok, item = shared.ready.pop(self._next)
+            self._next += 1
+            shared.taken = self._next
+            shared.cv.notify_all()
+        if not ok:
+            self.close()
+            raise item
+        return item
+
+    def __len__(self) -> int:
+        return self._n
+
+    def close(self) -> None:
+        """Stops the workers and waits for them (idempotent)."""
+        self._shared.stop.set()
+        for t in self._threads:
+            if t is not threading.current_thread():
+                t.join()
+        self._threads = []
+
+    def __del__(self) -> None:
+        self.close()
