@@ -9,6 +9,7 @@
 #include "graph_arrays.h"
 #include "py_convert.h"
 #include "sampling/block_sampler.h"
+#include "sampling/loader.h"
 #include "sampling/neighbor_sampler.h"
 #include "sampling/random.h"
 
@@ -65,6 +66,27 @@ pyb::list numpy_lists(std::vector<std::vector<int64_t>>&& vs) {
   pyb::list out;
   for (auto& v : vs) out.append(vector_to_numpy(std::move(v)));
   return out;
+}
+
+// Blocks as Python tuples: (src_nodes per type, dst_nodes per type, relation graph per relation,
+// original edge ids per relation).
+pyb::list blocks_to_python(std::vector<sampling::SampledBlock>&& blocks) {
+  pyb::list out;
+  for (auto& b : blocks) {
+    pyb::list graphs;
+    for (const auto& g : b.graphs) graphs.append(hold(g));
+    out.append(pyb::make_tuple(numpy_lists(std::move(b.src_nodes)),
+                               numpy_lists(std::move(b.dst_nodes)), graphs,
+                               numpy_lists(std::move(b.eids))));
+  }
+  return out;
+}
+
+// Gathered feature rows as a flat uint8 array owning the buffer (Python views it as its dtype).
+pyb::array bytes_to_numpy(std::vector<uint8_t>&& v) {
+  auto* keep = new std::vector<uint8_t>(std::move(v));
+  pyb::capsule owner(keep, [](void* p) { delete static_cast<std::vector<uint8_t>*>(p); });
+  return pyb::array_t<uint8_t>({static_cast<pyb::ssize_t>(keep->size())}, keep->data(), owner);
 }
 
 }  // namespace
@@ -185,20 +207,76 @@ Multi-layer neighbour sampling fused with block compaction, configured once per 
               pyb::gil_scoped_release nogil;
               blocks = s.sample(seed_ids, key, excl, dt);
             }
-            pyb::list out;
-            for (auto& b : blocks) {
-              pyb::list graphs;
-              for (const auto& g : b.graphs) graphs.append(hold(g));
-              out.append(pyb::make_tuple(numpy_lists(std::move(b.src_nodes)),
-                                         numpy_lists(std::move(b.dst_nodes)), graphs,
-                                         numpy_lists(std::move(b.eids))));
-            }
-            return out;
+            return blocks_to_python(std::move(blocks));
           },
           pyb::arg("seeds"), pyb::arg("key"), pyb::arg("exclude") = std::vector<pyb::handle>{},
           pyb::arg("idtype") = "int64",
           "Blocks, input layer first: (src_nodes per type, dst_nodes per type, relation graph per "
           "relation, original edge ids per relation).");
+
+  pyb::class_<sampling::Loader, std::shared_ptr<sampling::Loader>>(m, "Loader", R"doc(
+Prefetching mini-batch loader: C++ worker threads sample blocks and gather feature rows ahead.)doc")
+      .def(pyb::init([](std::shared_ptr<BlockSampler> sampler, pyb::handle seed_types,
+                        pyb::handle seed_ids, int64_t batch_size, bool drop_last, uint64_t key,
+                        const std::vector<pyb::tuple>& features, int num_workers, int depth,
+                        int threads_per_worker, const std::string& idtype) {
+             sampling::LoaderConfig cfg;
+             cfg.sampler = sampler;
+             cfg.seed_types = int64_vector(seed_types, "seed_types");
+             cfg.seed_ids = int64_vector(seed_ids, "seed_ids");
+             cfg.batch_size = batch_size;
+             cfg.drop_last = drop_last;
+             cfg.key = key;
+             cfg.num_workers = num_workers;
+             cfg.depth = depth;
+             cfg.threads_per_worker = threads_per_worker;
+             cfg.idtype = parse_idtype(idtype);
+             for (const pyb::tuple& t : features) {
+               sampling::FeatureSource f;
+               f.node_type = t[0].cast<int>();
+               f.of_outputs = t[1].cast<bool>();
+               // The caller keeps the array alive for the loader's lifetime (it must not be
+               // released here, on a thread without the GIL).
+               pyb::array arr = pyb::array::ensure(t[2], pyb::array::c_style);
+               NW_CHECK(arr && arr.ndim() >= 1, ValueError,
+                        "DataLoader: a prefetched feature must be an array with one row per node");
+               f.data = static_cast<const uint8_t*>(arr.data());
+               f.rows = static_cast<int64_t>(arr.shape(0));
+               f.row_bytes = f.rows ? static_cast<int64_t>(arr.nbytes()) / f.rows : 0;
+               NW_CHECK(arr.ptr() == t[2].ptr(), ValueError,
+                        "DataLoader: a prefetched feature must be a C-contiguous array");
+               cfg.features.push_back(f);
+             }
+             return std::make_shared<sampling::Loader>(std::move(cfg));
+           }),
+           pyb::arg("sampler"), pyb::arg("seed_types"), pyb::arg("seed_ids"),
+           pyb::arg("batch_size"), pyb::arg("drop_last"), pyb::arg("key"), pyb::arg("features"),
+           pyb::arg("num_workers"), pyb::arg("depth"), pyb::arg("threads_per_worker"),
+           pyb::arg("idtype"))
+      .def_property_readonly("num_batches", &sampling::Loader::num_batches)
+      .def("next",
+           [](sampling::Loader& l) -> pyb::object {
+             while (true) {
+               bool timed_out = false;
+               std::optional<sampling::MiniBatch> b;
+               {
+                 pyb::gil_scoped_release nogil;
+                 b = l.next(50, &timed_out);
+               }
+               // Waiting in short slices lets Ctrl-C (a pending signal) through.
+               if (timed_out) {
+                 if (PyErr_CheckSignals() != 0) throw pyb::error_already_set();
+                 continue;
+               }
+               if (!b) return pyb::none();
+               pyb::list feats;
+               for (auto& f : b->features) feats.append(bytes_to_numpy(std::move(f.bytes)));
+               return pyb::make_tuple(b->index, blocks_to_python(std::move(b->blocks)), feats);
+             }
+           },
+           "The next batch (index, blocks, gathered feature bytes), or None after the last.")
+      .def("close", &sampling::Loader::close, pyb::call_guard<pyb::gil_scoped_release>(),
+           "Stops and joins the workers.");
 }
 
 }  // namespace nodeweave::py

@@ -432,3 +432,39 @@ def test_heterograph_blocks():
             np.testing.assert_array_equal(gs[eid], s_ids[bs])
             np.testing.assert_array_equal(gd[eid], d_ids[bd])
     assert np.bincount(np_of(blocks[1].edges(etype="follows")[1]), minlength=3).max() <= 2
+
+
+def test_native_loader_gives_the_batches_of_the_plain_path(backend_name):
+    """The C++ loader (num_workers >= 1) and sampling in the calling thread (num_workers=0) derive
+    the same keys, so they yield the same batches; a subclass that overrides sampling falls back to
+    Python workers."""
+    from nodeweave.dataloading.dataloader import _NativeIterator, _PrefetchIterator
+
+    rng = np.random.default_rng(15)
+    g, _, _ = random_graph(rng, n=2000, e=20000)
+    T = nwb.get(backend_name)
+    g.ndata["x"] = T.from_numpy(rng.standard_normal((2000, 2)))
+    sampler = NeighborSampler([4, 2], prefetch_node_feats=["x"])
+    runs = {}
+    for workers in (0, 1, 3):
+        loader = DataLoader(g, np.arange(2000), sampler, batch_size=300, shuffle=True, seed=5,
+                            num_workers=workers)
+        it = iter(loader)
+        if workers:
+            assert isinstance(it, _NativeIterator)
+        runs[workers] = []
+        for input_nodes, output_nodes, blocks in it:
+            np.testing.assert_array_equal(np_of(blocks[0].srcdata["x"]), np_of(g.ndata["x"])[np_of(input_nodes)])
+            runs[workers].append((np_of(input_nodes).copy(), np_of(output_nodes).copy(),
+                                  [np_of(b.edata[nw.EID]).copy() for b in blocks]))
+    _same_epochs(runs[0], runs[1])
+    _same_epochs(runs[0], runs[3])
+
+    class Custom(NeighborSampler):
+        def sample_blocks(self, g, seeds, exclude_eids=None, *, random_seed=None):
+            return super().sample_blocks(g, seeds, exclude_eids, random_seed=random_seed)
+
+    it = iter(DataLoader(g, np.arange(2000), Custom([4, 2]), batch_size=300, shuffle=True, seed=5))
+    assert isinstance(it, _PrefetchIterator)
+    _same_epochs(runs[0], [(np_of(i).copy(), np_of(o).copy(), [np_of(b.edata[nw.EID]).copy() for b in bl])
+                           for i, o, bl in it])

@@ -66,16 +66,17 @@ class BlockSampler(Sampler):
         self.attach_features(g, blocks)
         return input_nodes, output_nodes, blocks
 
-    def attach_features(self, g: Any, blocks: list, input_feats: dict | None = None) -> None:
-        """Copies the prefetched features into the blocks (gathering them unless ``input_feats``
-        already holds ``{(ntype, name): tensor}`` for the input layer)."""
+    def attach_features(self, g: Any, blocks: list, ready: dict | None = None) -> None:
+        """Copies the prefetched features into the blocks, gathering them from ``g`` unless
+        ``ready`` already holds them as ``{('src' | 'dst', ntype, name): tensor}`` (the C++
+        loader's gathered rows)."""
         if not blocks:
             return
         first, last = blocks[0], blocks[-1]
         for name in self.prefetch_node_feats:
-            set_src_lazy_features(first, g, name, input_feats)
+            set_src_lazy_features(first, g, name, ready)
         for name in self.prefetch_labels:
-            set_dst_lazy_features(last, g, name)
+            set_dst_lazy_features(last, g, name, ready)
         for name in self.prefetch_edge_feats:
             for b in blocks:
                 set_edge_lazy_features(b, g, name)
@@ -94,8 +95,8 @@ def set_src_lazy_features(block: Any, g: Any, name: str, ready: dict | None = No
     """``block.srcdata[name]`` = ``g``'s node feature ``name`` of the block's source nodes (every
     node type that has it)."""
     for nt in block.srctypes:
-        if (nt, name) in (ready or {}):
-            block._node_frames[block._node_key("src", nt)][name] = ready[(nt, name)]
+        if ("src", nt, name) in (ready or {}):
+            block._node_frames[block._node_key("src", nt)][name] = ready[("src", nt, name)]
             continue
         frame = g._node_frames[g._node_key("all", nt)]
         if name in frame:
@@ -103,9 +104,12 @@ def set_src_lazy_features(block: Any, g: Any, name: str, ready: dict | None = No
             block._node_frames[block._node_key("src", nt)][name] = _gather(frame[name], ids)
 
 
-def set_dst_lazy_features(block: Any, g: Any, name: str) -> None:
+def set_dst_lazy_features(block: Any, g: Any, name: str, ready: dict | None = None) -> None:
     """``block.dstdata[name]`` = ``g``'s node feature ``name`` of the block's destination nodes."""
     for nt in block.dsttypes:
+        if ("dst", nt, name) in (ready or {}):
+            block._node_frames[block._node_key("dst", nt)][name] = ready[("dst", nt, name)]
+            continue
         frame = g._node_frames[g._node_key("all", nt)]
         if name in frame:
             ids = _ids_np(block._node_frames[block._node_key("dst", nt)][NID])

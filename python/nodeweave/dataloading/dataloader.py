@@ -151,6 +151,8 @@ class DataLoader:
         order = self._order(epoch)
         if self.num_workers == 0:
             return (self._make(order, epoch, i) for i in range(len(self)))
+        if _native_path(self):
+            return _NativeIterator(self, order, epoch)
         return _PrefetchIterator(self, order, epoch)
 
 
@@ -249,6 +251,103 @@ class _PrefetchIterator:
             if t is not threading.current_thread():
                 t.join()
         self._threads = []
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def _native_path(loader: DataLoader) -> bool:
+    """Whether the C++ loader can make this loader's batches: a neighbour sampler whose sampling
+    is not overridden, node seeds of a CPU graph."""
+    from nodeweave.dataloading.base import BlockSampler
+    from nodeweave.dataloading.neighbor_sampler import NeighborSampler
+
+    s = loader.graph_sampler
+    return (isinstance(s, NeighborSampler) and type(s).sample is BlockSampler.sample
+            and type(s).sample_blocks is NeighborSampler.sample_blocks
+            and loader.graph._device == "cpu"
+            and (loader._types is None or all(k in loader.graph.ntypes for k in loader._types)))
+
+
+def _share_numpy(arr: np.ndarray, like: Any) -> Any:
+    """A tensor of ``like``'s backend viewing ``arr`` (no copy)."""
+    if backend.of(like).name == "pytorch":
+        import torch
+
+        return torch.from_numpy(arr)
+    from nodeweave import core
+
+    return core.from_numpy(arr)
+
+
+class _NativeIterator:
+    """Batches from the C++ loader (``sampling/loader.cc``): worker threads sample the blocks and
+    gather the prefetched node features and labels without the GIL; this side wraps them in
+    blocks and tensors (no copy of the gathered rows)."""
+
+    def __init__(self, loader: DataLoader, order: np.ndarray, epoch: int) -> None:
+        from nodeweave import core
+
+        g, sampler = loader.graph, loader.graph_sampler
+        self._loader = loader
+        ntypes = g.ntypes
+        if loader._types is None:
+            types = np.zeros(len(order), np.int64)
+        else:
+            remap = np.array([ntypes.index(k) for k in loader._types], np.int64)
+            types = remap[loader._type_col[order]]
+        self._arrays, self._meta, feats = [], [], []
+        for side, names in (("src", sampler.prefetch_node_feats), ("dst", sampler.prefetch_labels)):
+            for name in names:
+                for t, nt in enumerate(ntypes):
+                    frame = g._node_frames[g._node_key("all", nt)]
+                    if name not in frame:
+                        continue
+                    col = frame[name]
+                    arr = np.ascontiguousarray(backend.of(col).to_numpy(col))
+                    self._arrays.append(arr)  # alive for as long as the C++ loader reads it
+                    self._meta.append((side, nt, name, arr.dtype, arr.shape[1:], col))
+                    feats.append((t, side == "dst", arr))
+        workers = loader.num_workers
+        self._cpp = _C.sampling.Loader(
+            sampler.native_sampler(g), types, loader._id_col[order], loader.batch_size, loader.drop_last,
+            _C.sampling.derive_key(loader.seed, epoch), feats, workers, loader.prefetch_depth,
+            max(1, core.get_num_threads() // workers), g._idtype_name)
+
+    def __iter__(self) -> "_NativeIterator":
+        return self
+
+    def __len__(self) -> int:
+        return self._loader.__len__()
+
+    def __next__(self) -> Any:
+        from nodeweave.dataloading.neighbor_sampler import finish_blocks
+        from nodeweave.graph.block import block_from_parts
+
+        try:
+            item = self._cpp.next()
+        except BaseException:
+            self.close()
+            raise
+        if item is None:
+            self.close()
+            raise StopIteration
+        _, raw, gathered = item
+        loader, g = self._loader, self._loader.graph
+        blocks = [block_from_parts(g, *parts) for parts in raw]
+        ready = {}
+        for (side, nt, name, dtype, row_shape, col), buf in zip(self._meta, gathered):
+            rows = buf.view(dtype).reshape((-1,) + tuple(row_shape))
+            ready[(side, nt, name)] = _share_numpy(rows, col)
+        loader.graph_sampler.attach_features(g, blocks, ready)
+        out = finish_blocks(g, blocks, loader.graph_sampler.output_device)
+        return _to_device(out, loader.device)
+
+    def close(self) -> None:
+        """Stops and joins the C++ workers (idempotent)."""
+        cpp = getattr(self, "_cpp", None)
+        if cpp is not None:
+            cpp.close()
 
     def __del__(self) -> None:
         self.close()
