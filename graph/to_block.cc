@@ -1,5 +1,7 @@
-// Block compaction: one IdHashMap per node type for the sources (seeded with the destinations),
-// and one per destination type when the edges carry global destination ids.
+// Block compaction: one relabelling map per node type for the sources (seeded with the
+// destinations), and one per destination type when the edges carry global destination ids. The
+// source maps are dense tables when the node counts are known: one array access per edge, where a
+// hash map probes a table twice the size of the batch (compaction is the serial part of sampling).
 #include "graph/to_block.h"
 
 #include <algorithm>
@@ -9,18 +11,99 @@
 
 namespace nodeweave::graph {
 
+namespace {
+
+// Global -> local ids through a table indexed by global id. The table belongs to the thread and is
+// reused across calls: only the entries a call set are reset, so a call costs O(ids it saw).
+class DenseIdMap {
+ public:
+  void start(int64_t num_nodes) {
+    if (static_cast<int64_t>(local_.size()) < num_nodes) local_.resize(static_cast<size_t>(num_nodes), -1);
+    limit_ = num_nodes;
+    ids_.clear();
+  }
+  int64_t insert(int64_t id) {
+    NW_CHECK(id >= 0 && id < limit_, ValueError, "to_block: node id ", id, " is out of range [0, ",
+             limit_, ")");
+    int64_t& l = local_[static_cast<size_t>(id)];
+    if (l < 0) {
+      l = static_cast<int64_t>(ids_.size());
+      ids_.push_back(id);
+    }
+    return l;
+  }
+  int64_t size() const { return static_cast<int64_t>(ids_.size()); }
+  void prefetch(int64_t id) const {
+    if (id >= 0 && id < limit_) __builtin_prefetch(local_.data() + id);
+  }
+  std::vector<int64_t> take_ids() {
+    for (int64_t id : ids_) local_[static_cast<size_t>(id)] = -1;
+    return std::move(ids_);
+  }
+  void clear() {
+    for (int64_t id : ids_) local_[static_cast<size_t>(id)] = -1;
+    ids_.clear();
+  }
+
+ private:
+  std::vector<int64_t> local_;
+  std::vector<int64_t> ids_;
+  int64_t limit_ = 0;
+};
+
+// The source maps of one call: dense tables of the thread when node counts are known, else hash
+// maps. Dense tables are reset on the way out, also when a check throws.
+class SourceMaps {
+ public:
+  SourceMaps(int num_types, const std::vector<int64_t>* num_nodes, int64_t expected)
+      : dense_(num_nodes != nullptr) {
+    if (dense_) {
+      thread_local std::vector<DenseIdMap> pool;
+      if (static_cast<int>(pool.size()) < num_types) pool.resize(static_cast<size_t>(num_types));
+      pool_ = &pool;
+      for (int t = 0; t < num_types; ++t) pool[static_cast<size_t>(t)].start((*num_nodes)[static_cast<size_t>(t)]);
+    } else {
+      hashed_.resize(static_cast<size_t>(num_types));
+      for (auto& m : hashed_) m.reset(expected);
+    }
+    num_types_ = num_types;
+  }
+  ~SourceMaps() {
+    if (dense_)
+      for (int t = 0; t < num_types_; ++t) (*pool_)[static_cast<size_t>(t)].clear();
+  }
+  int64_t insert(int t, int64_t id) {
+    return dense_ ? (*pool_)[static_cast<size_t>(t)].insert(id) : hashed_[static_cast<size_t>(t)].insert(id);
+  }
+  void prefetch(int t, int64_t id) const {
+    if (dense_) (*pool_)[static_cast<size_t>(t)].prefetch(id);
+  }
+  std::vector<int64_t> ids(int t) {
+    return dense_ ? (*pool_)[static_cast<size_t>(t)].take_ids() : hashed_[static_cast<size_t>(t)].ids();
+  }
+
+ private:
+  bool dense_;
+  int num_types_ = 0;
+  std::vector<DenseIdMap>* pool_ = nullptr;
+  std::vector<IdHashMap> hashed_;
+};
+
+}  // namespace
+
 BlockCompaction compact_block(const std::vector<std::vector<int64_t>>& dst_nodes,
                               const std::vector<BlockEdgesIn>& relations, bool dst_is_position,
-                              bool include_dst_in_src) {
+                              bool include_dst_in_src, const std::vector<int64_t>* num_nodes) {
   const int num_types = static_cast<int>(dst_nodes.size());
+  NW_CHECK(!num_nodes || static_cast<int>(num_nodes->size()) == num_types, ValueError,
+           "to_block: num_nodes must give one count per node type");
+  int64_t edges = 0;
+  for (const BlockEdgesIn& r : relations) edges += r.num_edges;
   std::vector<IdHashMap> dst_maps(dst_is_position ? 0 : num_types);
-  std::vector<IdHashMap> src_maps(num_types);
-  int64_t edges_of_type_guess = 0;
-  for (const BlockEdgesIn& r : relations) edges_of_type_guess += r.num_edges;
+  SourceMaps src_maps(num_types, num_nodes, edges / std::max(num_types, 1));
   for (int t = 0; t < num_types; ++t) {
     const auto& dst = dst_nodes[static_cast<size_t>(t)];
     const int64_t n = static_cast<int64_t>(dst.size());
-    src_maps[static_cast<size_t>(t)].reset(n + edges_of_type_guess / std::max(num_types, 1));
     if (!dst_is_position) dst_maps[static_cast<size_t>(t)].reset(n);
     for (int64_t i = 0; i < n; ++i) {
       const int64_t v = dst[static_cast<size_t>(i)];
@@ -32,8 +115,8 @@ BlockCompaction compact_block(const std::vector<std::vector<int64_t>>& dst_nodes
       // Sources start with the destinations, position for position: a repeated destination
       // would shift every later one, so it is refused whatever the edges' form.
       if (include_dst_in_src) {
-        NW_CHECK(src_maps[static_cast<size_t>(t)].insert(v) == i, ValueError,
-                 "to_block: dst_nodes must be unique, but node ", v, " appears twice");
+        NW_CHECK(src_maps.insert(t, v) == i, ValueError, "to_block: dst_nodes must be unique, but node ",
+                 v, " appears twice");
       }
     }
   }
@@ -42,15 +125,18 @@ BlockCompaction compact_block(const std::vector<std::vector<int64_t>>& dst_nodes
   out.dst_local.resize(relations.size());
   for (size_t r = 0; r < relations.size(); ++r) {
     const BlockEdgesIn& rel = relations[r];
-    IdHashMap& src_map = src_maps[static_cast<size_t>(rel.src_type)];
     auto& sl = out.src_local[r];
     auto& dl = out.dst_local[r];
     sl.resize(static_cast<size_t>(rel.num_edges));
-    dl.resize(static_cast<size_t>(rel.num_edges));
-    for (int64_t e = 0; e < rel.num_edges; ++e) sl[static_cast<size_t>(e)] = src_map.insert(rel.src[e]);
+    // The table is larger than the cache and the ids are scattered: look 16 edges ahead.
+    for (int64_t e = 0; e < rel.num_edges; ++e) {
+      if (e + 16 < rel.num_edges) src_maps.prefetch(rel.src_type, rel.src[e + 16]);
+      sl[static_cast<size_t>(e)] = src_maps.insert(rel.src_type, rel.src[e]);
+    }
     if (dst_is_position) {
       dl.assign(rel.dst, rel.dst + rel.num_edges);
     } else {
+      dl.resize(static_cast<size_t>(rel.num_edges));
       const IdHashMap& dst_map = dst_maps[static_cast<size_t>(rel.dst_type)];
       for (int64_t e = 0; e < rel.num_edges; ++e) {
         const int64_t local = dst_map.find(rel.dst[e]);
@@ -61,7 +147,7 @@ BlockCompaction compact_block(const std::vector<std::vector<int64_t>>& dst_nodes
     }
   }
   out.src_nodes.resize(static_cast<size_t>(num_types));
-  for (int t = 0; t < num_types; ++t) out.src_nodes[static_cast<size_t>(t)] = src_maps[static_cast<size_t>(t)].ids();
+  for (int t = 0; t < num_types; ++t) out.src_nodes[static_cast<size_t>(t)] = src_maps.ids(t);
   return out;
 }
 

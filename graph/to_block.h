@@ -31,9 +31,12 @@ struct BlockCompaction {
 // `include_dst_in_src`: dst nodes start every type's source list (DGL's default); without it a
 // type's sources are only the nodes that send an edge. Throws ValueError when an edge's
 // destination is not among dst_nodes.
+// `num_nodes` (optional, per type): node ids are below it, which lets the relabelling use a dense
+// table (reused by the calling thread) instead of a hash map; ids at or beyond it raise ValueError.
 BlockCompaction compact_block(const std::vector<std::vector<int64_t>>& dst_nodes,
                               const std::vector<BlockEdgesIn>& relations, bool dst_is_position,
-                              bool include_dst_in_src = true);
+                              bool include_dst_in_src = true,
+                              const std::vector<int64_t>* num_nodes = nullptr);
 
 // The relation graph of one block relation from compacted edges grouped by destination (as the
 // samplers emit them: dst_local non-decreasing). Its in-edge CSC is built straight from the groups,

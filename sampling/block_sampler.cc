@@ -87,7 +87,8 @@ std::vector<SampledBlock> BlockSampler::sample(const std::vector<std::vector<int
       in.num_edges = sampled[r].size();
       edges.push_back(in);
     }
-    graph::BlockCompaction c = graph::compact_block(dst, edges, /*dst_is_position=*/true);
+    graph::BlockCompaction c =
+        graph::compact_block(dst, edges, /*dst_is_position=*/true, true, &config_.num_nodes);
     SampledBlock& b = blocks[static_cast<size_t>(layer)];
     b.dst_nodes = dst;
     b.src_nodes = std::move(c.src_nodes);

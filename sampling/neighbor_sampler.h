@@ -20,8 +20,8 @@ struct NeighborSampleOptions {
   bool replace = false;
   // Optional per-edge-id weights (float probabilities or a bool mask); absent when data is null.
   ArrayView weights;
-  // Optional entry-order running sums of `weights` for this adjacency (see edge_weights.h): makes
-  // weighted picks O(fanout log degree) instead of O(degree). Must match `weights` when given.
+  // Optional alias tables of `weights` for this adjacency (see edge_weights.h): make weighted
+  // picks O(fanout) instead of O(degree). Must match `weights` when given.
   const WeightedRows* weighted_rows = nullptr;
   // Optional sorted, unique edge ids never to sample (link prediction's edge exclusion).
   std::vector<int64_t> exclude;

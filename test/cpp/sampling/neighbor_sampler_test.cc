@@ -251,3 +251,45 @@ TEST(SampleNeighbors, BadInputRaisesTypedErrors) {
 
 }  // namespace
 }  // namespace nodeweave::sampling
+
+namespace nodeweave::sampling {
+namespace {
+
+// The alias table of every row implies exactly the row's normalized weights: entry i is drawn with
+// probability (1/d) * (keep_i + sum over j aliasing i of (1 - keep_j)), zero weights never.
+TEST(WeightedRows, AliasTablesImplyTheWeights) {
+  auto g = random_graph(80, 2000, 12);
+  std::mt19937_64 rng(5);
+  std::vector<double> w(2000);
+  for (auto& x : w) x = (rng() % 4 == 0) ? 0.0 : static_cast<double>(rng() % 1000) / 37.0;
+  const auto& csc = g->in_csc();
+  const WeightedRows rows = build_weighted_rows(csc, 80, host_view(w));
+  const int64_t* indptr = csc.indptr.data<int64_t>();
+  const int64_t* eids = csc.eids.data<int64_t>();
+  for (int64_t r = 0; r < 80; ++r) {
+    const int64_t b = indptr[r], d = indptr[r + 1] - b;
+    double total = 0;
+    int64_t nz = 0;
+    for (int64_t j = 0; j < d; ++j) {
+      total += w[eids[b + j]];
+      nz += w[eids[b + j]] > 0;
+    }
+    EXPECT_EQ(rows.nonzero[r], nz);
+    if (nz == 0) continue;
+    std::vector<double> p(d, 0.0);
+    for (int64_t j = 0; j < d; ++j) {
+      const AliasEntry a = rows.entry[b + j];
+      const double keep = std::max(0.0, static_cast<double>(a.keep));
+      p[j] += keep / d;
+      ASSERT_LT(a.alias, static_cast<uint32_t>(d));
+      p[a.alias] += (1.0 - keep) / d;
+    }
+    for (int64_t j = 0; j < d; ++j) {
+      EXPECT_NEAR(p[j], w[eids[b + j]] / total, 1e-6) << "row " << r << " entry " << j;
+      EXPECT_EQ(rows.entry[b + j].keep < 0, w[eids[b + j]] == 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nodeweave::sampling
