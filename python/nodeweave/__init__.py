@@ -32,3 +32,5 @@ from nodeweave.nn import (readout_nodes, readout_edges, sum_nodes, sum_edges,  #
                                   softmax_edges, broadcast_nodes, broadcast_edges, topk_nodes, topk_edges)
 # Dataset loaders (nodeweave.data)
 from nodeweave import data  # noqa: E402,F401
+# Sampling and mini-batch training (nodeweave.sampling, nodeweave.dataloading)
+from nodeweave import sampling, dataloading  # noqa: E402,F401

@@ -4,3 +4,5 @@ Each function takes a graph and seed nodes and returns a graph or id arrays on t
 Randomness comes from ``random_seed=`` or, when omitted, nodeweave's default generator (see
 :mod:`nodeweave.sampling._seed`); the same seed gives the same sample at any thread count.
 """
+
+from nodeweave.sampling.negative import global_uniform_negative_sampling  # noqa: E402,F401
