@@ -4,6 +4,7 @@
 #include "graph/subgraph.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "core_framework/runtime/error.h"
 #include "core_framework/runtime/parallel.h"
@@ -25,29 +26,21 @@ void check_ids(const char* fn, const char* name, const std::vector<int64_t>& ids
   }
 }
 
-// Membership of one side of the edges: every node, or the nodes of a list, each with its position
-// in the list (the id itself when every node is in). Dense positions for large lists, a hash map
-// for lists much shorter than the node count.
+// Membership of one side of the edges: every node, or the nodes of a list. The dense form is a
+// bitset (2^20 nodes fit in 128 KiB, so the per-edge tests of a scan hit the L2 cache), with the
+// nodes' positions in the list beside it only when the caller relabels through the list; the
+// sparse form, for lists much shorter than the node count, is a hash map to positions.
 template <typename I>
 class NodeSet {
  public:
-  NodeSet() = default;  // every node
+  NodeSet() = default;  // every node; position(id) == id
 
-  NodeSet(const std::vector<int64_t>& ids, int64_t num_nodes, bool distinct, bool force_dense,
-          const char* fn, const char* name)
+  // `positions`: position() is needed (then the list must be distinct).
+  NodeSet(const std::vector<int64_t>& ids, int64_t num_nodes, bool distinct, bool positions,
+          bool force_dense, const char* fn, const char* name)
       : all_(false) {
     dense_ = force_dense || static_cast<int64_t>(ids.size()) * 16 >= num_nodes;
-    if (dense_) {
-      pos_.assign(static_cast<size_t>(num_nodes), I{-1});
-      for (size_t i = 0; i < ids.size(); ++i) {
-        I& p = pos_[ids[i]];
-        if (p < 0) {
-          p = static_cast<I>(i);
-          continue;
-        }
-        NW_CHECK(!distinct, ValueError, fn, ": ", name, " holds node ", ids[i], " more than once");
-      }
-    } else {
+    if (!dense_) {
       map_.reset(static_cast<int64_t>(ids.size()));
       for (int64_t id : ids) {
         const int64_t before = map_.size();
@@ -55,18 +48,36 @@ class NodeSet {
         NW_CHECK(!distinct || map_.size() > before, ValueError, fn, ": ", name, " holds node ", id,
                  " more than once");
       }
+      return;
+    }
+    bits_.assign(static_cast<size_t>((num_nodes + 63) / 64), 0);
+    for (int64_t id : ids) {
+      uint64_t& word = bits_[id >> 6];
+      const uint64_t bit = uint64_t{1} << (id & 63);
+      NW_CHECK(!distinct || !(word & bit), ValueError, fn, ": ", name, " holds node ", id,
+               " more than once");
+      word |= bit;
+    }
+    if (positions) {
+      pos_.reset(new I[static_cast<size_t>(num_nodes)]);  // read only at members
+      for (size_t i = 0; i < ids.size(); ++i) pos_[ids[i]] = static_cast<I>(i);
     }
   }
 
-  // The position of `id` in the list (for distinct lists), -1 when absent.
-  int64_t find(int64_t id) const {
+  bool contains(int64_t id) const {
+    if (all_) return true;
+    return dense_ ? (bits_[id >> 6] >> (id & 63)) & 1 : map_.find(id) >= 0;
+  }
+  // The position of a member `id` in the list.
+  int64_t position(int64_t id) const {
     if (all_) return id;
     return dense_ ? static_cast<int64_t>(pos_[id]) : map_.find(id);
   }
 
  private:
   bool all_ = true, dense_ = true;
-  std::vector<I> pos_;
+  std::vector<uint64_t> bits_;
+  std::unique_ptr<I[]> pos_;
   IdHashMap map_;
 };
 
@@ -84,7 +95,10 @@ Picked allocate(int64_t n, DType dt) {
 }
 
 // Every edge of the list whose ends are in both sets, in edge-id order: count per block, then
-// write at the blocks' prefix offsets.
+// write at the blocks' prefix offsets. Where a good share of a block's edges pass, the writes are
+// branch-free (a mispredicted branch per edge would cost more than the test): every edge is
+// written at the cursor, which only advances past kept ones. Positions are looked up afterwards,
+// for the kept edges only.
 template <typename I>
 Picked scan(const CooArrays& coo, const NodeSet<I>& s, const NodeSet<I>& d, bool relabel) {
   const int64_t n = coo.src.length;
@@ -96,7 +110,7 @@ Picked scan(const CooArrays& coo, const NodeSet<I>& s, const NodeSet<I>& d, bool
     for (int64_t b = bb; b < be; ++b) {
       int64_t c = 0;
       for (int64_t e = b * kEdgeBlock; e < std::min(n, (b + 1) * kEdgeBlock); ++e)
-        c += s.find(src[e]) >= 0 && d.find(dst[e]) >= 0;
+        c += s.contains(src[e]) & d.contains(dst[e]);
       offset[b + 1] = c;
     }
   });
@@ -104,20 +118,40 @@ Picked scan(const CooArrays& coo, const NodeSet<I>& s, const NodeSet<I>& d, bool
   Picked p = allocate(offset[blocks], coo.src.dtype);
   I* ps = p.src.data<I>();
   I* pd = p.dst.data<I>();
+  int64_t* pe = p.eids.data();
   parallel_for(0, blocks, 1, [&](int64_t bb, int64_t be) {
     for (int64_t b = bb; b < be; ++b) {
       int64_t w = offset[b];
-      for (int64_t e = b * kEdgeBlock; e < std::min(n, (b + 1) * kEdgeBlock); ++e) {
-        const int64_t u = s.find(src[e]);
-        if (u < 0) continue;
-        const int64_t v = d.find(dst[e]);
-        if (v < 0) continue;
-        ps[w] = relabel ? static_cast<I>(u) : src[e];
-        pd[w] = relabel ? static_cast<I>(v) : dst[e];
-        p.eids[w++] = e;
+      const int64_t end = offset[b + 1];
+      const int64_t first = b * kEdgeBlock, last = std::min(n, (b + 1) * kEdgeBlock);
+      if (8 * (end - w) < last - first || 8 * (end - w) > 7 * (last - first)) {
+        // Few or most edges kept: the branch predicts well and saves the writes.
+        for (int64_t e = first; e < last; ++e) {
+          if (!(s.contains(src[e]) & d.contains(dst[e]))) continue;
+          ps[w] = src[e];
+          pd[w] = dst[e];
+          pe[w++] = e;
+        }
+        continue;
+      }
+      for (int64_t e = first; e < last && w < end; ++e) {
+        // The cursor stays below `end` while a kept edge is still to come, so these writes never
+        // reach the next block's slots.
+        ps[w] = src[e];
+        pd[w] = dst[e];
+        pe[w] = e;
+        w += s.contains(src[e]) & d.contains(dst[e]);
       }
     }
   });
+  if (relabel) {
+    parallel_for(0, offset[blocks], kGrainSize, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        ps[i] = static_cast<I>(s.position(ps[i]));
+        pd[i] = static_cast<I>(d.position(pd[i]));
+      }
+    });
+  }
   return p;
 }
 
@@ -136,7 +170,7 @@ Picked walk(const CompressedArrays& adj, const std::vector<int64_t>& rows, const
     for (int64_t b = bb; b < be; ++b) {
       int64_t c = 0;
       for (int64_t i = b * kRowBlock; i < std::min(nr, (b + 1) * kRowBlock); ++i) {
-        for (I k = indptr[rows[i]]; k < indptr[rows[i] + 1]; ++k) c += cols.find(indices[k]) >= 0;
+        for (I k = indptr[rows[i]]; k < indptr[rows[i] + 1]; ++k) c += cols.contains(indices[k]);
       }
       offset[b + 1] = c;
     }
@@ -153,10 +187,9 @@ Picked walk(const CompressedArrays& adj, const std::vector<int64_t>& rows, const
       for (int64_t i = b * kRowBlock; i < std::min(nr, (b + 1) * kRowBlock); ++i) {
         const int64_t r = rows[i];
         for (I k = indptr[r]; k < indptr[r + 1]; ++k) {
-          const int64_t c = cols.find(indices[k]);
-          if (c < 0) continue;
+          if (!cols.contains(indices[k])) continue;
           picked[w++] = {static_cast<int64_t>(eids[k]), static_cast<I>(relabel ? i : r),
-                         relabel ? static_cast<I>(c) : indices[k]};
+                         relabel ? static_cast<I>(cols.position(indices[k])) : indices[k]};
         }
       }
     }
@@ -194,11 +227,13 @@ Route choose(const RelationGraph& g, const std::vector<int64_t>* src_rows,
   int64_t best = g.num_edges() + (src_rows ? g.num_src() : 0) + (dst_rows ? g.num_dst() : 0);
   Route route = Route::kScan;
   if (src_rows && (made & kCsr)) {
-    const int64_t cost = 8 * row_entries<I>(g.out_csr(), *src_rows) + 2 * src_rows->size();
+    const int64_t cost =
+        8 * row_entries<I>(g.out_csr(), *src_rows) + 2 * static_cast<int64_t>(src_rows->size());
     if (cost < best) best = cost, route = Route::kSrcRows;
   }
   if (dst_rows && (made & kCsc)) {
-    const int64_t cost = 8 * row_entries<I>(g.in_csc(), *dst_rows) + 2 * dst_rows->size();
+    const int64_t cost =
+        8 * row_entries<I>(g.in_csc(), *dst_rows) + 2 * static_cast<int64_t>(dst_rows->size());
     if (cost < best) route = Route::kDstRows;
   }
   return route;
@@ -246,23 +281,26 @@ Subgraph induced(const RelationGraph& g, const std::vector<int64_t>& src_nodes,
   Picked p;
   switch (choose<I>(g, &src_nodes, &dst_nodes)) {
     case Route::kScan: {
-      const NodeSet<I> s(src_nodes, g.num_src(), true, true, fn, "src_nodes");
+      const NodeSet<I> s(src_nodes, g.num_src(), true, relabel, true, fn, "src_nodes");
       // A relation from a node type to itself gets one list for both sides: one set serves both.
       const bool same = &src_nodes == &dst_nodes && g.num_src() == g.num_dst();
       const NodeSet<I> d =
-          same ? NodeSet<I>() : NodeSet<I>(dst_nodes, g.num_dst(), true, true, fn, "dst_nodes");
+          same ? NodeSet<I>()
+               : NodeSet<I>(dst_nodes, g.num_dst(), true, relabel, true, fn, "dst_nodes");
       p = scan(edge_list(g), s, same ? s : d, relabel);
       break;
     }
     case Route::kSrcRows: {
-      const NodeSet<I> rows(src_nodes, g.num_src(), true, false, fn, "src_nodes");  // distinct?
-      const NodeSet<I> d(dst_nodes, g.num_dst(), true, false, fn, "dst_nodes");
+      // Built only to refuse a repeated row, which the walk would list twice.
+      const NodeSet<I> rows(src_nodes, g.num_src(), true, false, false, fn, "src_nodes");
+      const NodeSet<I> d(dst_nodes, g.num_dst(), true, relabel, false, fn, "dst_nodes");
       p = walk(g.out_csr(), src_nodes, d, true, relabel);
       break;
     }
     case Route::kDstRows: {
-      const NodeSet<I> rows(dst_nodes, g.num_dst(), true, false, fn, "dst_nodes");  // distinct?
-      const NodeSet<I> s(src_nodes, g.num_src(), true, false, fn, "src_nodes");
+      // Built only to refuse a repeated row, which the walk would list twice.
+      const NodeSet<I> rows(dst_nodes, g.num_dst(), true, false, false, fn, "dst_nodes");
+      const NodeSet<I> s(src_nodes, g.num_src(), true, relabel, false, fn, "src_nodes");
       p = walk(g.in_csc(), dst_nodes, s, false, relabel);
       break;
     }
@@ -287,7 +325,7 @@ Subgraph neighbors(const RelationGraph& g, const std::vector<int64_t>& nodes, Re
   Picked p;
   const Route route = in_edges ? choose<I>(g, nullptr, &nodes) : choose<I>(g, &nodes, nullptr);
   if (route == Route::kScan) {
-    const NodeSet<I> set(nodes, side, false, true, fn, "nodes"), every;
+    const NodeSet<I> set(nodes, side, false, false, true, fn, "nodes"), every;
     p = in_edges ? scan(edge_list(g), every, set, false) : scan(edge_list(g), set, every, false);
   } else {
     std::vector<int64_t> rows = nodes;  // a repeated node must not repeat its edges
