@@ -209,3 +209,28 @@ def test_pytorch_backend_ids_and_features(rng):
     assert isinstance(src, torch.Tensor) and (src.tolist(), dst.tolist()) == ([1, 0], [2, 1])
     c = nw.compact_graphs(nw.edge_subgraph(g, [1], relabel_nodes=False))
     assert c.ndata["_ID"].tolist() == [1, 2] and c.ndata["h"].tolist() == [1.0, 2.0]
+
+
+def test_primitives_raise_named_errors():
+    rel = nw.graph(([0, 1, 2], [1, 2, 0]), num_nodes=4)._host(("_N", "_E", "_N"))
+    C = nw._C
+    with pytest.raises(IndexError, match=r"src_nodes\[1\] = 4 is out of range"):
+        C.induced_subgraph(rel, np.array([0, 4]), np.array([0]), True)
+    with pytest.raises(ValueError, match="dst_nodes holds node 2 more than once"):
+        C.induced_subgraph(rel, np.array([0]), np.array([2, 2]), True)
+    with pytest.raises(TypeError, match="src_nodes must hold integers"):
+        C.induced_subgraph(rel, np.array([0.5]), np.array([0]), True)
+    with pytest.raises(IndexError, match=r"eids\[0\] = 3 is out of range"):
+        C.edge_subgraph(rel, np.array([3]), "keep")
+    with pytest.raises(ValueError, match="relabel must be"):
+        C.in_subgraph(rel, np.array([0]), "sideways")
+    with pytest.raises(IndexError, match=r"nodes\[0\] = -1"):
+        C.out_subgraph(rel, np.array([-1]), "keep")
+    with pytest.raises(ValueError, match=r"relations\[0\] names node type 1"):
+        C.compact_relations([4], [(0, 1, rel)], None, "int64")
+    with pytest.raises(ValueError, match=r"relations\[0\] has 4 source"):
+        C.compact_relations([5], [(0, 0, rel)], None, "int64")
+    with pytest.raises(IndexError, match=r"always_preserve\[0\]\[0\] = 9"):
+        C.compact_relations([4], [(0, 0, rel)], [np.array([9])], "int64")
+    with pytest.raises(TypeError, match="int32"):
+        C.compact_relations([4], [(0, 0, rel)], None, "int32")
