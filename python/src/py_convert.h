@@ -41,8 +41,11 @@ void bind_numpy(pyb::module_& m);
 void bind_graph(pyb::module_& m);
 void bind_graph_ops(pyb::module_& m);
 void bind_dlpack_kernels(pyb::module_& m);
+// Subgraph and compaction primitives of graph/, on the top-level module.
+void bind_subgraph(pyb::module_& m);
 // Sampling entry points, into the nodeweave._C.sampling submodule.
 void bind_sampling(pyb::module_& m);
+void bind_negative_sampling(pyb::module_& m);
 Tensor tensor_from_numpy(pyb::array arr);
 
 }  // namespace nodeweave::py

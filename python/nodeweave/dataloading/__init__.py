@@ -9,3 +9,4 @@ from nodeweave.dataloading.base import (Sampler, BlockSampler, set_node_lazy_fea
 from nodeweave.dataloading.neighbor_sampler import (NeighborSampler, MultiLayerFullNeighborSampler,  # noqa: E402,F401
                                                     MultiLayerNeighborSampler)
 from nodeweave.dataloading.dataloader import DataLoader  # noqa: E402,F401
+from nodeweave.dataloading import negative_sampler  # noqa: E402,F401

@@ -26,7 +26,6 @@ import numpy as np
 from nodeweave import _C, backend
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.message_passing import MessagePassing
-from nodeweave.graph.transform_methods import TransformMethods
 
 RelationGraph = _C.RelationGraph
 Canonical = tuple  # (src_type, etype, dst_type)
@@ -101,8 +100,11 @@ def check_range(arr: np.ndarray, bound: int, name: str, what: str) -> None:
 # ----------------------------------------------------------------------------- the graph
 
 
-class HeteroGraph(MessagePassing, TransformMethods):
+class HeteroGraph(MessagePassing):
     """A graph with typed nodes and edges (DGL's ``DGLGraph``).
+
+    The transform methods (``reverse``, ``subgraph``, ``in_subgraph`` ...) are added by
+    :mod:`nodeweave.graph.transform_methods` when :mod:`nodeweave.graph` loads (see there for why).
 
     Build graphs with :func:`nodeweave.graph`, :func:`nodeweave.heterograph` and the converters;
     ``HeteroGraph._create`` is the internal constructor that transforms use.
