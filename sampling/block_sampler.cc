@@ -5,6 +5,7 @@
 
 #include "core_framework/runtime/error.h"
 #include "graph/to_block.h"
+#include "sampling/labor_sampler.h"
 #include "sampling/neighbor_sampler.h"
 #include "sampling/random.h"
 
@@ -15,6 +16,11 @@ BlockSampler::BlockSampler(BlockSamplerConfig config) : config_(std::move(config
   const int types = num_types();
   const size_t rels = config_.relations.size();
   NW_CHECK(!config_.fanouts.empty(), ValueError, fn, ": fanouts must name at least one layer");
+  NW_CHECK(config_.importance_sampling >= -1, ValueError, fn,
+           ": importance_sampling must be -1 (until converged) or a number of rounds >= 0, got ",
+           config_.importance_sampling);
+  NW_CHECK(config_.kind == BlockSamplerKind::Neighbor || !config_.replace, ValueError, fn,
+           ": LABOR samples without replacement");
   for (size_t l = 0; l < config_.fanouts.size(); ++l) {
     NW_CHECK(config_.fanouts[l].size() == rels, ValueError, fn, ": fanouts[", l, "] has ",
              config_.fanouts[l].size(), " entries but the graph has ", rels, " edge types");
@@ -32,8 +38,8 @@ BlockSampler::BlockSampler(BlockSamplerConfig config) : config_(std::move(config
     NW_CHECK(rel.graph->device().is_cpu(), ValueError, fn,
              ": sampling runs on the CPU; the graph is on ", rel.graph->device().str());
     adj_.push_back(config_.edge_dir_out ? &rel.graph->out_csr() : &rel.graph->in_csc());
-    if (rel.weights.data) {
-      check_edge_weights(fn, "prob", rel.weights, rel.graph->num_edges());
+    if (rel.weights.data) check_edge_weights(fn, "prob", rel.weights, rel.graph->num_edges());
+    if (rel.weights.data && config_.kind == BlockSamplerKind::Neighbor) {
       const int seed_type = config_.edge_dir_out ? rel.src_type : rel.dst_type;
       weighted_.push_back(std::make_unique<WeightedRows>(build_weighted_rows(
           *adj_.back(), config_.num_nodes[static_cast<size_t>(seed_type)], rel.weights)));
@@ -62,23 +68,42 @@ std::vector<SampledBlock> BlockSampler::sample(const std::vector<std::vector<int
   for (int layer = num_layers() - 1; layer >= 0; --layer) {
     const uint64_t layer_key = derive_key(key, static_cast<uint64_t>(layer));
     std::vector<SampledEdges> sampled(config_.relations.size());
+    std::vector<std::vector<double>> weights(config_.relations.size());
     std::vector<graph::BlockEdgesIn> edges;
+    const bool labor = config_.kind == BlockSamplerKind::Labor;
     for (size_t r = 0; r < config_.relations.size(); ++r) {
       const RelationInput& rel = config_.relations[r];
       // In-edges: seeds are the relation's destinations; out-edges: its sources, and the block's
       // edges run from the sampled neighbour to the seed.
       const int seed_type = config_.edge_dir_out ? rel.src_type : rel.dst_type;
       const int nbr_type = config_.edge_dir_out ? rel.dst_type : rel.src_type;
-      NeighborSampleOptions opt;
-      opt.fanout = config_.fanouts[static_cast<size_t>(layer)][r];
-      opt.replace = config_.replace;
-      opt.weights = rel.weights;
-      opt.weighted_rows = weighted_[r].get();
-      if (r < exclude.size()) opt.exclude = exclude[r];
-      opt.key = derive_key(layer_key, r);
+      const int64_t fanout = config_.fanouts[static_cast<size_t>(layer)][r];
       const auto& s = dst[static_cast<size_t>(seed_type)];
-      if (opt.fanout != 0 && !s.empty())
-        sampled[r] = sample_neighbors_unchecked(*adj_[r], s.data(), static_cast<int64_t>(s.size()), opt);
+      if (fanout != 0 && !s.empty()) {
+        const int64_t n = static_cast<int64_t>(s.size());
+        if (labor) {
+          // One variate per neighbour node, shared by every relation that reaches its type (and
+          // by every layer with layer_dependency).
+          LaborOptions lo;
+          lo.fanout = fanout;
+          lo.weights = rel.weights;
+          lo.importance_sampling = config_.importance_sampling;
+          lo.variate_key = derive_key(config_.layer_dependency ? key : layer_key,
+                                      static_cast<uint64_t>(nbr_type) + 0x9000);
+          LaborEdges le = sample_labors_unchecked(*adj_[r], s.data(), n, lo);
+          weights[r] = std::move(le.weight);
+          sampled[r] = std::move(static_cast<SampledEdges&>(le));
+        } else {
+          NeighborSampleOptions opt;
+          opt.fanout = fanout;
+          opt.replace = config_.replace;
+          opt.weights = rel.weights;
+          opt.weighted_rows = weighted_[r].get();
+          if (r < exclude.size()) opt.exclude = exclude[r];
+          opt.key = derive_key(layer_key, r);
+          sampled[r] = sample_neighbors_unchecked(*adj_[r], s.data(), n, opt);
+        }
+      }
       graph::BlockEdgesIn in;
       in.src_type = nbr_type;
       in.dst_type = seed_type;
@@ -99,6 +124,7 @@ std::vector<SampledBlock> BlockSampler::sample(const std::vector<std::vector<int
           static_cast<int64_t>(dst[static_cast<size_t>(in.dst_type)].size()), c.src_local[r],
           c.dst_local[r], idtype));
       b.eids.push_back(std::move(sampled[r].eid));
+      if (labor) b.edge_weights.push_back(std::move(weights[r]));
     }
     dst = b.src_nodes;
   }

@@ -24,12 +24,21 @@ struct RelationInput {
   std::shared_ptr<void> weights_owner;
 };
 
+enum class BlockSamplerKind : uint8_t {
+  Neighbor,  // sample_neighbors per layer (DGL's NeighborSampler)
+  Labor,     // LABOR per layer (DGL's LaborSampler); see labor_sampler.h
+};
+
 struct BlockSamplerConfig {
+  BlockSamplerKind kind = BlockSamplerKind::Neighbor;
   std::vector<int64_t> num_nodes;               // per node type
   std::vector<RelationInput> relations;         // canonical edge types, in the graph's order
   std::vector<std::vector<int64_t>> fanouts;    // [layer][relation], layer 0 = the input layer
   bool replace = false;
   bool edge_dir_out = false;  // sample out-edges (messages then flow from the sampled neighbours)
+  // LABOR only: importance rounds, and whether every layer shares the layer-0 variates.
+  int importance_sampling = 0;
+  bool layer_dependency = false;
 };
 
 // One sampled layer. Node lists are global ids; the relation arrays are per canonical edge type.
@@ -40,6 +49,8 @@ struct SampledBlock {
   // original edge id of each of its edges.
   std::vector<graph::RelationGraphPtr> graphs;
   std::vector<std::vector<int64_t>> eids;
+  // LABOR: per relation, the inverse inclusion probability of each edge; empty otherwise.
+  std::vector<std::vector<double>> edge_weights;
 };
 
 class BlockSampler {

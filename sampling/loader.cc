@@ -18,6 +18,7 @@ Loader::Loader(LoaderConfig config) : config_(std::move(config)) {
            config_.batch_size);
   NW_CHECK(config_.num_workers >= 1, ValueError, fn, ": num_workers must be >= 1");
   NW_CHECK(config_.depth >= 1, ValueError, fn, ": prefetch_depth must be >= 1");
+  NW_CHECK(config_.batch_dependency >= 1, ValueError, fn, ": batch_dependency must be >= 1");
   NW_CHECK(config_.seed_types.size() == config_.seed_ids.size(), ValueError, fn,
            ": seed types and ids differ in length");
   const int types = config_.sampler->num_types();
@@ -65,8 +66,8 @@ MiniBatch Loader::make(int64_t index) const {
         config_.seed_ids[static_cast<size_t>(i)]);
   MiniBatch b;
   b.index = index;
-  b.blocks = config_.sampler->sample(seeds, derive_key(config_.key, static_cast<uint64_t>(index)),
-                                     {}, config_.idtype);
+  const uint64_t group = static_cast<uint64_t>(index / config_.batch_dependency);
+  b.blocks = config_.sampler->sample(seeds, derive_key(config_.key, group), {}, config_.idtype);
   for (const FeatureSource& f : config_.features) {
     const auto& ids = f.of_outputs ? b.blocks.back().dst_nodes[static_cast<size_t>(f.node_type)]
                                    : b.blocks.front().src_nodes[static_cast<size_t>(f.node_type)];

@@ -3,7 +3,7 @@
 // prefetched features (input features of the first block's sources, labels of the last block's
 // destinations), with no Python in the loop and so without the GIL.
 //
-// Batch i is made from the seeds order[i*b, (i+1)*b) with key derive_key(key, i); the consumer
+// Batch i is made from the seeds order[i*b, (i+1)*b) with key derive_key(key, i / batch_dependency); the consumer
 // receives batches in index order whatever thread made them, and batch i starts only once batch
 // i - depth was taken (a window that slides in batch order, so a fast worker cannot take the room
 // a slow one needs). A worker's exception is handed to the consumer with its batch. close() (and
@@ -59,6 +59,9 @@ struct LoaderConfig {
   int depth = 2;
   int threads_per_worker = 1;  // OpenMP threads each worker's sampling may use
   DType idtype = DType::Int64;
+  // Batches i and j with i / batch_dependency == j / batch_dependency share their key (LABOR's
+  // batch dependency); 1: every batch its own.
+  int64_t batch_dependency = 1;
 };
 
 class Loader {

@@ -9,6 +9,7 @@
 #include "graph_arrays.h"
 #include "py_convert.h"
 #include "sampling/block_sampler.h"
+#include "sampling/labor_sampler.h"
 #include "sampling/loader.h"
 #include "sampling/neighbor_sampler.h"
 #include "sampling/random.h"
@@ -68,16 +69,28 @@ pyb::list numpy_lists(std::vector<std::vector<int64_t>>&& vs) {
   return out;
 }
 
+pyb::array_t<double> doubles_to_numpy(std::vector<double>&& v) {
+  auto* keep = new std::vector<double>(std::move(v));
+  pyb::capsule owner(keep, [](void* p) { delete static_cast<std::vector<double>*>(p); });
+  return pyb::array_t<double>({static_cast<pyb::ssize_t>(keep->size())}, keep->data(), owner);
+}
+
 // Blocks as Python tuples: (src_nodes per type, dst_nodes per type, relation graph per relation,
-// original edge ids per relation).
+// original edge ids per relation, LABOR edge weights per relation or None).
 pyb::list blocks_to_python(std::vector<sampling::SampledBlock>&& blocks) {
   pyb::list out;
   for (auto& b : blocks) {
     pyb::list graphs;
     for (const auto& g : b.graphs) graphs.append(hold(g));
+    pyb::object weights = pyb::none();
+    if (!b.edge_weights.empty()) {
+      pyb::list w;
+      for (auto& v : b.edge_weights) w.append(doubles_to_numpy(std::move(v)));
+      weights = w;
+    }
     out.append(pyb::make_tuple(numpy_lists(std::move(b.src_nodes)),
                                numpy_lists(std::move(b.dst_nodes)), graphs,
-                               numpy_lists(std::move(b.eids))));
+                               numpy_lists(std::move(b.eids)), weights));
   }
   return out;
 }
@@ -127,6 +140,32 @@ void bind_sampling(pyb::module_& m) {
       "sampled edge, grouped by seed in seed order.");
 
   m.def(
+      "sample_labors",
+      [](const RelationGraph& rel, pyb::handle nodes, int64_t fanout, bool edge_dir_out,
+         pyb::handle prob, int importance_sampling, uint64_t variate_key) {
+        std::vector<int64_t> seeds = int64_vector(nodes, "nodes");
+        sampling::LaborOptions opt;
+        opt.fanout = fanout;
+        opt.importance_sampling = importance_sampling;
+        opt.variate_key = variate_key;
+        if (!prob.is_none()) opt.weights = weights_view(prob, "prob", nullptr);
+        sampling::LaborEdges out;
+        {
+          pyb::gil_scoped_release nogil;
+          const auto& adj = edge_dir_out ? rel.out_csr() : rel.in_csc();
+          const int64_t rows = edge_dir_out ? rel.num_src() : rel.num_dst();
+          out = sampling::sample_labors(adj, rows, host_int64_view(seeds), opt);
+        }
+        return pyb::make_tuple(vector_to_numpy(std::move(out.seed_pos)),
+                               vector_to_numpy(std::move(out.neighbor)),
+                               vector_to_numpy(std::move(out.eid)),
+                               doubles_to_numpy(std::move(out.weight)));
+      },
+      pyb::arg("rel"), pyb::arg("nodes"), pyb::arg("fanout"), pyb::arg("edge_dir_out"),
+      pyb::arg("prob"), pyb::arg("importance_sampling"), pyb::arg("variate_key"),
+      "LABOR sampling of one relation: (seed position, neighbour, edge id, edge weight) per edge.");
+
+  m.def(
       "to_block",
       [](const std::vector<pyb::handle>& dst_nodes, const std::vector<pyb::tuple>& relations,
          bool include_dst_in_src, const std::string& idtype) {
@@ -173,8 +212,15 @@ void bind_sampling(pyb::module_& m) {
 Multi-layer neighbour sampling fused with block compaction, configured once per graph and sampler.)doc")
       .def(pyb::init([](std::vector<int64_t> num_nodes, const std::vector<pyb::tuple>& relations,
                         std::vector<std::vector<int64_t>> fanouts, bool replace,
-                        bool edge_dir_out) {
+                        bool edge_dir_out, const std::string& kind, int importance_sampling,
+                        bool layer_dependency) {
              sampling::BlockSamplerConfig cfg;
+             NW_CHECK(kind == "neighbor" || kind == "labor", ValueError,
+                      "BlockSampler: kind must be 'neighbor' or 'labor', got '", kind, "'");
+             cfg.kind = kind == "labor" ? sampling::BlockSamplerKind::Labor
+                                        : sampling::BlockSamplerKind::Neighbor;
+             cfg.importance_sampling = importance_sampling;
+             cfg.layer_dependency = layer_dependency;
              cfg.num_nodes = std::move(num_nodes);
              for (const pyb::tuple& t : relations) {
                sampling::RelationInput in;
@@ -191,7 +237,9 @@ Multi-layer neighbour sampling fused with block compaction, configured once per 
              return std::make_shared<BlockSampler>(std::move(cfg));
            }),
            pyb::arg("num_nodes"), pyb::arg("relations"), pyb::arg("fanouts"),
-           pyb::arg("replace") = false, pyb::arg("edge_dir_out") = false)
+           pyb::arg("replace") = false, pyb::arg("edge_dir_out") = false,
+           pyb::arg("kind") = "neighbor", pyb::arg("importance_sampling") = 0,
+           pyb::arg("layer_dependency") = false)
       .def_property_readonly("num_layers", &BlockSampler::num_layers)
       .def(
           "sample",
@@ -219,8 +267,10 @@ Prefetching mini-batch loader: C++ worker threads sample blocks and gather featu
       .def(pyb::init([](std::shared_ptr<BlockSampler> sampler, pyb::handle seed_types,
                         pyb::handle seed_ids, int64_t batch_size, bool drop_last, uint64_t key,
                         const std::vector<pyb::tuple>& features, int num_workers, int depth,
-                        int threads_per_worker, const std::string& idtype) {
+                        int threads_per_worker, const std::string& idtype,
+                        int64_t batch_dependency) {
              sampling::LoaderConfig cfg;
+             cfg.batch_dependency = batch_dependency;
              cfg.sampler = sampler;
              cfg.seed_types = int64_vector(seed_types, "seed_types");
              cfg.seed_ids = int64_vector(seed_ids, "seed_ids");
@@ -252,7 +302,7 @@ Prefetching mini-batch loader: C++ worker threads sample blocks and gather featu
            pyb::arg("sampler"), pyb::arg("seed_types"), pyb::arg("seed_ids"),
            pyb::arg("batch_size"), pyb::arg("drop_last"), pyb::arg("key"), pyb::arg("features"),
            pyb::arg("num_workers"), pyb::arg("depth"), pyb::arg("threads_per_worker"),
-           pyb::arg("idtype"))
+           pyb::arg("idtype"), pyb::arg("batch_dependency") = 1)
       .def_property_readonly("num_batches", &sampling::Loader::num_batches)
       .def("next",
            [](sampling::Loader& l) -> pyb::object {

@@ -10,3 +10,4 @@ from nodeweave.dataloading.neighbor_sampler import (NeighborSampler, MultiLayerF
                                                     MultiLayerNeighborSampler)
 from nodeweave.dataloading.dataloader import DataLoader  # noqa: E402,F401
 from nodeweave.dataloading import negative_sampler  # noqa: E402,F401
+from nodeweave.dataloading.labor_sampler import LaborSampler  # noqa: E402,F401

@@ -15,7 +15,7 @@ exception or Ctrl-C stops the workers: the iterator shuts them down when it is c
 >>> len(loader)
 3
 >>> [output_nodes.tolist() for _, output_nodes, _ in loader]
-[[4, 0], [3, 2], [1]]
+[[0, 4], [3, 1], [2]]
 """
 
 from __future__ import annotations
@@ -135,7 +135,9 @@ class DataLoader:
         return {k: self.graph._ids_out(ids[types == t]) for t, k in enumerate(self._types)}
 
     def _batch_key(self, epoch: int, i: int) -> int:
-        return _C.sampling.derive_key(_C.sampling.derive_key(self.seed, epoch), i)
+        # A sampler with batch_dependency k (LABOR) shares its randomness over groups of k batches.
+        group = i // getattr(self.graph_sampler, "batch_dependency", 1)
+        return _C.sampling.derive_key(_C.sampling.derive_key(self.seed, epoch), group)
 
     def _make(self, order: np.ndarray, epoch: int, i: int) -> Any:
         batch = self._batch_indices(order, i)
@@ -312,7 +314,8 @@ class _NativeIterator:
         self._cpp = _C.sampling.Loader(
             sampler.native_sampler(g), types, loader._id_col[order], loader.batch_size, loader.drop_last,
             _C.sampling.derive_key(loader.seed, epoch), feats, workers, loader.prefetch_depth,
-            max(1, core.get_num_threads() // workers), g._idtype_name)
+            max(1, core.get_num_threads() // workers), g._idtype_name,
+            getattr(sampler, "batch_dependency", 1))
 
     def __iter__(self) -> "_NativeIterator":
         return self

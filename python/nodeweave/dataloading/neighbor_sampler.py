@@ -109,9 +109,13 @@ class NeighborSampler(BlockSampler):
             raise ValueError("edge_dir='out' blocks are built on graphs with one edge type; reverse the "
                              "heterograph (nw.reverse) and sample in-edges instead")
         sampler = _C.sampling.BlockSampler([g.num_nodes(nt) for nt in ntypes], relations, fanouts,
-                                           self.replace, self.edge_dir == "out")
+                                           self.replace, self.edge_dir == "out", **self.native_options())
         self._cpp = (weakref.ref(g), cols, sampler)
         return sampler
+
+    def native_options(self) -> dict:
+        """Extra options of the C++ BlockSampler (the kind of sampling and its parameters)."""
+        return {"kind": "neighbor"}
 
     def sample_blocks(self, g: Any, seed_nodes: Any, exclude_eids: Any = None, *,
                       random_seed: int | None = None) -> tuple[Any, Any, list[Block]]:

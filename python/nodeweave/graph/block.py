@@ -192,11 +192,13 @@ def _ids_by_type(nodes: Any, ntypes: list[str], name: str, counts: dict[str, int
 
 
 def block_from_parts(g: HeteroGraph, src_nodes: list[np.ndarray], dst_nodes: list[np.ndarray],
-                     rels: list[RelationGraph], eids: list[np.ndarray]) -> Block:
+                     rels: list[RelationGraph], eids: list[np.ndarray],
+                     edge_weights: list[np.ndarray] | None = None) -> Block:
     """A block over graph ``g``'s types from the C++ samplers' output (per node type in
-    ``g.ntypes`` order, per relation in ``g.canonical_etypes`` order), with ``NID``/``EID`` stored.
-    Node types without sources or destinations are left out, as DGL's blocks keep them (with zero
-    nodes) — here they are kept with zero nodes too, so every edge type has its two types."""
+    ``g.ntypes`` order, per relation in ``g.canonical_etypes`` order), with ``NID``/``EID`` stored
+    and, from LABOR, ``edata['edge_weights']`` (float32 inverse inclusion probabilities). Every
+    node type of ``g`` is kept on both sides (with zero nodes where nothing was sampled), as DGL's
+    blocks, so every edge type has its two types."""
     B = backend.current()
     ntypes = g.ntypes
     block = Block({nt: len(src_nodes[i]) for i, nt in enumerate(ntypes)},
@@ -208,6 +210,8 @@ def block_from_parts(g: HeteroGraph, src_nodes: list[np.ndarray], dst_nodes: lis
         block._node_frames[("dst", nt)][NID] = B.int_tensor(dst_nodes[i], "cpu", idt)
     for ct, e in zip(g.canonical_etypes, eids):
         block._edge_frames[ct][EID] = B.int_tensor(e, "cpu", idt)
+    for ct, w in zip(g.canonical_etypes, edge_weights or []):
+        block._edge_frames[ct]["edge_weights"] = B.from_numpy(w.astype(np.float32))
     return block
 
 

@@ -170,19 +170,28 @@ def sample_neighbors(g: HeteroGraph, nodes: Any, fanout: Any, edge_dir: str = "i
     fanouts = per_etype(g, fanout, "fanout", fanout_value)
     excl = excluded_edges(g, exclude_edges)
     key = resolve_seed(random_seed)
-    rels, eids = {}, {}
+    sampled = {}
     for r, ct in enumerate(g.canonical_etypes):
         st, _, dt = ct
-        seed_t = st if out_dir else dt
-        s = seeds.get(seed_t, np.zeros(0, np.int64))
+        s = seeds.get(st if out_dir else dt, np.zeros(0, np.int64))
         rel = g._rels[ct] if g._device == "cpu" else g._host(ct)
         weights = edge_weights(g, ct, prob if prob is not None else mask, "prob" if prob is not None else "mask")
         if mask is not None and weights is not None and weights.dtype != np.bool_:
             raise TypeError(f"mask: edge feature {mask!r} must be bool, got {weights.dtype}")
         pos, nbr, eid = _C.sampling.sample_neighbors(rel, s, fanouts[ct], out_dir, bool(replace), weights,
                                                      excl.get(ct), _C.sampling.derive_key(key, r))
-        seed_ids = s[pos]
+        sampled[ct] = (s[pos], nbr, eid)
+    return build_frontier(g, sampled, out_dir, copy_ndata, copy_edata, output_device)
+
+
+def build_frontier(g: HeteroGraph, sampled: dict, out_dir: bool, copy_ndata: bool, copy_edata: bool,
+                   output_device: Any) -> HeteroGraph:
+    """The frontier graph of sampled edges ``{etype: (seed ids, neighbour ids, edge ids)}``: every
+    node of ``g``, the sampled edges with ``edata[EID]``, features shared or gathered."""
+    rels, eids = {}, {}
+    for ct, (seed_ids, nbr, eid) in sampled.items():
         src, dst = (seed_ids, nbr) if out_dir else (nbr, seed_ids)
+        rel = g._rels[ct]
         rels[ct] = RelationGraph.from_coo(rel.num_src, rel.num_dst, src, dst, g._idtype_name)
         eids[ct] = eid
     frontier = HeteroGraph._create({nt: g.num_nodes(nt) for nt in g.ntypes}, rels)
