@@ -1,0 +1,116 @@
+// Internal to the walk samplers (random_walk.cc, node2vec_walk.cc, pinsage.cc): relations checked
+// and prepared for walking, and the step and trace loops they share. PinSAGE runs the very trace
+// loop random_walk runs, so its walks are the traces random_walk returns for the same seed (the
+// Python tests rebuild PinSAGE's counts from those traces).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "sampling/random.h"
+#include "sampling/random_walk.h"
+
+namespace nodeweave::sampling::walk_detail {
+
+// A relation checked and ready to walk: for weighted relations, the weights gathered into CSR
+// entry order as inclusive running sums restarting at every row, so a weighted pick is one
+// binary search in a contiguous row (row-relative sums also keep a high-degree row's precision
+// independent of the rows before it).
+struct PreparedRelation {
+  const WalkRelation* rel = nullptr;
+  std::vector<double> cumsum;  // per CSR entry; empty: uniform
+};
+
+// Checks the relation's arrays (one id dtype, consistent lengths) and its weights (TypeError for
+// a dtype other than float32/float64; ValueError for a wrong length or a negative, NaN or infinite
+// value, naming `fn`, `what` and the edge id), then builds the running sums.
+PreparedRelation prepare_relation(const char* fn, const char* what, const WalkRelation& rel);
+
+// prepare_relation for each relation (at least one, all of one id dtype).
+std::vector<PreparedRelation> prepare_relations(const char* fn,
+                                                const std::vector<WalkRelation>& relations);
+
+// Metapath entries index the relations, and each step leaves from the node type (and node count)
+// the step before arrived at: ValueError naming the step, both relations and both types.
+void check_metapath(const char* fn, const std::vector<WalkRelation>& rels,
+                    const std::vector<int64_t>& metapath);
+
+// The start nodes as int64 (ValueError/TypeError for a non-1-D or non-integer array, IndexError
+// naming the first id outside [0, num_nodes)).
+std::vector<int64_t> read_starts(const char* fn, const char* what, const ArrayView& starts,
+                                 int64_t num_nodes, const std::string& node_what);
+
+// Every restart probability in [0, 1] (ValueError naming `what`, the step and the value).
+void check_probability(const char* fn, const char* what, double p);
+
+// The out-edges of one relation as the inner loops read them.
+template <typename IdType>
+struct WalkAdj {
+  const IdType* indptr = nullptr;
+  const IdType* indices = nullptr;
+  const IdType* eids = nullptr;
+  const double* cumsum = nullptr;  // null: uniform
+};
+
+template <typename IdType>
+WalkAdj<IdType> adj_of(const PreparedRelation& p) {
+  WalkAdj<IdType> a;
+  a.indptr = p.rel->out_csr->indptr.data<IdType>();
+  a.indices = p.rel->out_csr->indices.data<IdType>();
+  a.eids = p.rel->out_csr->eids.data<IdType>();
+  a.cumsum = p.cumsum.empty() ? nullptr : p.cumsum.data();
+  return a;
+}
+
+// The CSR entry of v's out-edge picked uniformly or by weight, or -1 when v has no out-edge of
+// positive weight. One draw.
+template <typename IdType>
+inline int64_t pick_entry(const WalkAdj<IdType>& a, int64_t v, CounterRng& rng) {
+  const int64_t b = a.indptr[v], e = a.indptr[v + 1];
+  if (b == e) return -1;
+  if (!a.cumsum) return b + static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(e - b)));
+  const double total = a.cumsum[e - 1];
+  if (!(total > 0)) return -1;
+  const double target = rng.uniform() * total;
+  const double* first = a.cumsum + b;
+  const double* last = a.cumsum + e;
+  // The first running sum above the target: entries of zero weight repeat the sum before them
+  // and so are never picked.
+  const double* it = std::upper_bound(first, last, target);
+  if (it == last) {  // only if rounding ever put the target on the total: the last weighted entry
+    --it;
+    while (it > first && *(it - 1) == *it) --it;
+  }
+  return it - a.cumsum;
+}
+
+// One walk from `start` along `steps` (one adjacency per step): writes nodes[0 .. length] and,
+// when eids is not null, eids[0 .. length - 1], -1 after the walk ends. Before step k the walk
+// ends with probability restart[k]; a variate is drawn only where restart[k] > 0, so a walk with
+// no restart draws exactly one number per step. Returns the number of steps taken.
+template <typename IdType>
+inline int64_t walk_trace(const WalkAdj<IdType>* steps, const double* restart, int64_t length,
+                          int64_t start, CounterRng& rng, int64_t* nodes, int64_t* eids) {
+  nodes[0] = start;
+  int64_t cur = start, k = 0;
+  for (; k < length; ++k) {
+    if (restart[k] > 0 && rng.uniform() < restart[k]) break;
+    const WalkAdj<IdType>& a = steps[k];
+    const int64_t j = pick_entry(a, cur, rng);
+    if (j < 0) break;
+    cur = a.indices[j];
+    nodes[k + 1] = cur;
+    if (eids) eids[k] = a.eids[j];
+  }
+  for (int64_t i = k; i < length; ++i) {
+    nodes[i + 1] = -1;
+    if (eids) eids[i] = -1;
+  }
+  return k;
+}
+
+// Starts per parallel chunk: a walk is hundreds of cache misses, so even small batches are worth
+// a thread, but each chunk should amortize the team's wake-up.
+constexpr int64_t kWalkGrain = 64;
+
+}  // namespace nodeweave::sampling::walk_detail
