@@ -4,3 +4,6 @@ Each function takes a graph and seed nodes and returns a graph or id arrays on t
 Randomness comes from ``random_seed=`` or, when omitted, nodeweave's default generator (see
 :mod:`nodeweave.sampling._seed`); the same seed gives the same sample at any thread count.
 """
+
+from nodeweave.sampling.randomwalks import random_walk, node2vec_random_walk  # noqa: E402,F401
+from nodeweave.sampling.pinsage import RandomWalkNeighborSampler, PinSAGESampler  # noqa: E402,F401
