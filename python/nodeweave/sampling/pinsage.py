@@ -120,7 +120,8 @@ class RandomWalkNeighborSampler:
             rels, steps, ids, self.num_traversals, self.termination_prob, self.num_random_walks,
             self.num_neighbors, resolve_seed(random_seed))
         out = nw.heterograph({(self.ntype, "_E", self.ntype): (src, dst)},
-                             {self.ntype: G.num_nodes(self.ntype)}, idtype=G.idtype, device=G.device)
+                             {self.ntype: G.num_nodes(self.ntype)}, idtype=G._idtype_name,
+                             device=G._device)
         out.edata[self.weight_column] = backend.current().int_tensor(counts, out._device, "int64")
         return out
 
