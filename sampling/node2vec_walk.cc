@@ -38,8 +38,21 @@ struct SortedRows {
   const IdType* ids = nullptr;
   std::vector<IdType> copy;
 
+  // Branch-free binary search that prefetches both possible next probes: on a hub's row (R-MAT
+  // hubs have 10^5 neighbours) each level is a cache miss, and this overlaps two levels' misses.
   bool contains(int64_t row, int64_t x) const {
-    return std::binary_search(ids + indptr[row], ids + indptr[row + 1], static_cast<IdType>(x));
+    const IdType* base = ids + indptr[row];
+    int64_t n = indptr[row + 1] - indptr[row];
+    if (n == 0) return false;
+    const IdType key = static_cast<IdType>(x);
+    while (n > 1) {
+      const int64_t half = n / 2;
+      __builtin_prefetch(base + half / 2);
+      __builtin_prefetch(base + half + half / 2);
+      base = base[half] <= key ? base + half : base;
+      n -= half;
+    }
+    return *base == key;
   }
 };
 
@@ -99,18 +112,86 @@ int64_t pick_exact(const WalkAdj<IdType>& a, const SortedRows<IdType>& s, const 
   return last;  // rounding in the running sum
 }
 
+// Walks first .. first + count - 1 from starts[0 .. count - 1] into rows of nodes/eids, a group of
+// kLanes walks at a time (the idea of walk_detail::walk_traces): each round proposes one
+// candidate per unfinished walk and prefetches it and the middle of the previous node's sorted
+// row, then tests every candidate. Per walk the draws are those of a walk alone: the pick of the
+// first step; then per later step, per trial, a candidate and an acceptance variate (only the
+// candidate when p = q = 1), and after kMaxTrials rejections one draw of the exact row pick.
 template <typename IdType>
-int64_t pick_second_order(const WalkAdj<IdType>& a, const SortedRows<IdType>& s, const Bias& b,
-                          int64_t prev, int64_t cur, CounterRng& rng) {
-  if (b.lo == b.hi) return walk_detail::pick_entry(a, cur, rng);  // p = q = 1: first order
-  for (int t = 0; t < kMaxTrials; ++t) {
-    const int64_t j = walk_detail::pick_entry(a, cur, rng);
-    if (j < 0) return -1;
-    const double u = rng.uniform() * b.hi;
-    // Below the smallest bias every candidate is accepted: no neighbour search.
-    if (u < b.lo || u < bias_of(s, b, prev, a.indices[j])) return j;
+void walk_group(const WalkAdj<IdType>& a, const SortedRows<IdType>& s, const Bias& b,
+                int64_t length, const int64_t* starts, int64_t first, int64_t count, uint64_t seed,
+                int64_t* nodes, int64_t* eids) {
+  constexpr int64_t kLanes = 16;
+  const bool first_order = b.lo == b.hi;
+  std::vector<CounterRng> rng;
+  rng.reserve(kLanes);
+  int64_t prev[kLanes], cur[kLanes], step[kLanes], entry[kLanes];
+  double accept[kLanes];  // the acceptance variate of the pending candidate
+  int trials[kLanes], live[kLanes];
+  const int64_t width = length + 1;
+  for (int64_t g = 0; g < count; g += kLanes) {
+    const int n = static_cast<int>(std::min(kLanes, count - g));
+    int num_live = 0;
+    rng.clear();
+    for (int l = 0; l < n; ++l) {
+      rng.emplace_back(derive_key(seed, static_cast<uint64_t>(first + g + l)));
+      prev[l] = -1;
+      cur[l] = starts[g + l];
+      step[l] = 0;
+      trials[l] = 0;
+      nodes[(g + l) * width] = cur[l];
+      if (length > 0) live[num_live++] = l;
+    }
+    while (num_live > 0) {
+      int still = 0;
+      for (int i = 0; i < num_live; ++i) {  // propose
+        const int l = live[i];
+        const int64_t j = walk_detail::pick_entry(a, cur[l], rng[l]);
+        if (j < 0) continue;  // no out-edge of positive weight: the walk ends
+        entry[l] = j;
+        accept[l] = -1;  // taken without a test
+        if (step[l] > 0 && !first_order) {
+          const double u = rng[l].uniform() * b.hi;
+          // Below the smallest bias every candidate is accepted: no neighbour search.
+          if (u >= b.lo) {
+            accept[l] = u;
+            __builtin_prefetch(a.indices + j);
+            __builtin_prefetch(s.ids + (s.indptr[prev[l]] + s.indptr[prev[l] + 1]) / 2);
+          }
+        }
+        live[still++] = l;
+      }
+      num_live = still;
+      still = 0;
+      for (int i = 0; i < num_live; ++i) {  // test, move
+        const int l = live[i];
+        int64_t j = entry[l];
+        if (accept[l] >= 0 && accept[l] >= bias_of(s, b, prev[l], a.indices[j])) {
+          if (++trials[l] < kMaxTrials) {
+            live[still++] = l;  // rejected: another candidate next round
+            continue;
+          }
+          j = pick_exact(a, s, b, prev[l], cur[l], rng[l]);
+        }
+        trials[l] = 0;
+        prev[l] = cur[l];
+        cur[l] = a.indices[j];
+        nodes[(g + l) * width + step[l] + 1] = cur[l];
+        if (eids) eids[(g + l) * length + step[l]] = a.eids[j];
+        if (++step[l] < length) {
+          __builtin_prefetch(a.indptr + cur[l]);
+          live[still++] = l;
+        }
+      }
+      num_live = still;
+    }
+    for (int l = 0; l < n; ++l)
+      for (int64_t t = step[l]; t < length; ++t) {
+        nodes[(g + l) * width + t + 1] = -1;
+        if (eids) eids[(g + l) * length + t] = -1;
+      }
   }
-  return pick_exact(a, s, b, prev, cur, rng);
 }
 
 template <typename IdType>
@@ -120,29 +201,11 @@ void walk_all(const walk_detail::PreparedRelation& prepared, const std::vector<i
   SortedRows<IdType> sorted;
   if (bias.lo != bias.hi) sort_rows(*prepared.rel->out_csr, prepared.rel->num_src, &sorted);
   const int64_t length = opt.walk_length;
-  int64_t* all_nodes = out->nodes.data();
-  int64_t* all_eids = out->eids.empty() ? nullptr : out->eids.data();
+  int64_t* nodes = out->nodes.data();
+  int64_t* eids = out->eids.empty() ? nullptr : out->eids.data();
   parallel_for(0, out->num_walks, walk_detail::kWalkGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      CounterRng rng(derive_key(opt.seed, static_cast<uint64_t>(i)));
-      int64_t* nodes = all_nodes + i * (length + 1);
-      int64_t* eids = all_eids ? all_eids + i * length : nullptr;
-      int64_t prev = -1, cur = starts[i], k = 0;
-      nodes[0] = cur;
-      for (; k < length; ++k) {
-        const int64_t j = k == 0 ? walk_detail::pick_entry(a, cur, rng)
-                                 : pick_second_order(a, sorted, bias, prev, cur, rng);
-        if (j < 0) break;
-        prev = cur;
-        cur = a.indices[j];
-        nodes[k + 1] = cur;
-        if (eids) eids[k] = a.eids[j];
-      }
-      for (; k < length; ++k) {
-        nodes[k + 1] = -1;
-        if (eids) eids[k] = -1;
-      }
-    }
+    walk_group(a, sorted, bias, length, starts.data() + b, b, e - b, opt.seed,
+               nodes + b * (length + 1), eids ? eids + b * length : nullptr);
   });
 }
 

@@ -36,19 +36,21 @@ void sample_all(const std::vector<walk_detail::PreparedRelation>& prepared,
   const int64_t k = opt.num_neighbors;
   const int64_t walks = opt.num_random_walks;
   parallel_for(0, static_cast<int64_t>(seeds.size()), 16, [&](int64_t b, int64_t e) {
-    std::vector<int64_t> trace(static_cast<size_t>(length + 1));
-    std::vector<int64_t> counts, order;
+    std::vector<int64_t> traces(static_cast<size_t>(walks * (length + 1)));
+    std::vector<int64_t> starts, counts, order;
     IdHashMap visited(walks * opt.num_traversals);
     for (int64_t i = b; i < e; ++i) {
       const int64_t seed_node = seeds[i];
       visited.reset(walks * opt.num_traversals);
       counts.clear();
+      starts.assign(static_cast<size_t>(walks), seed_node);
+      walk_detail::walk_traces(steps.data(), restart.data(), length, starts.data(), i * walks,
+                               walks, opt.seed, traces.data(), nullptr);
       for (int64_t w = 0; w < walks; ++w) {
-        CounterRng rng(derive_key(opt.seed, static_cast<uint64_t>(i * walks + w)));
-        const int64_t taken = walk_detail::walk_trace(steps.data(), restart.data(), length,
-                                                      seed_node, rng, trace.data(), nullptr);
-        for (int64_t pos = hops; pos <= taken; pos += hops) {
+        const int64_t* trace = traces.data() + w * (length + 1);
+        for (int64_t pos = hops; pos <= length; pos += hops) {
           const int64_t v = trace[pos];
+          if (v == -1) break;
           if (v == seed_node) continue;
           const int64_t local = visited.insert(v);
           if (local == static_cast<int64_t>(counts.size())) counts.push_back(0);

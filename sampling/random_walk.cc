@@ -39,11 +39,8 @@ void walk_all(const std::vector<PreparedRelation>& prepared, const std::vector<i
   int64_t* nodes = out->nodes.data();
   int64_t* eids = out->eids.empty() ? nullptr : out->eids.data();
   parallel_for(0, out->num_walks, walk_detail::kWalkGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      CounterRng rng(derive_key(seed, static_cast<uint64_t>(i)));
-      walk_detail::walk_trace(steps.data(), restart.data(), length, starts[i], rng,
-                              nodes + i * (length + 1), eids ? eids + i * length : nullptr);
-    }
+    walk_detail::walk_traces(steps.data(), restart.data(), length, starts.data() + b, b, e - b,
+                             seed, nodes + b * (length + 1), eids ? eids + b * length : nullptr);
   });
 }
 

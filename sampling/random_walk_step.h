@@ -84,29 +84,71 @@ inline int64_t pick_entry(const WalkAdj<IdType>& a, int64_t v, CounterRng& rng) 
   return it - a.cumsum;
 }
 
-// One walk from `start` along `steps` (one adjacency per step): writes nodes[0 .. length] and,
-// when eids is not null, eids[0 .. length - 1], -1 after the walk ends. Before step k the walk
-// ends with probability restart[k]; a variate is drawn only where restart[k] > 0, so a walk with
-// no restart draws exactly one number per step. Returns the number of steps taken.
+// Walks number first .. first + count - 1 (walk w draws from CounterRng(derive_key(seed, w)))
+// from starts[0 .. count - 1] along `steps` (one adjacency per step). Row i of `nodes` (length + 1
+// wide) and of `eids` (length wide; skipped when null) receive walk first + i, -1 after it ends.
+// Before step k a walk ends with probability restart[k]; a variate is drawn only where
+// restart[k] > 0, so a walk without restart draws one number per uniform step.
+//
+// A step is two dependent cache misses (the row bounds, then the picked entry) on a large graph.
+// Walking one walk at a time leaves the core waiting on each; here kLanes walks advance one step
+// together, in two passes that each issue one prefetch per walk, so their misses overlap. Each
+// walk still makes the same draws in the same order as alone: the traces do not depend on the
+// interleaving (nor on how the caller splits walks between threads).
 template <typename IdType>
-inline int64_t walk_trace(const WalkAdj<IdType>* steps, const double* restart, int64_t length,
-                          int64_t start, CounterRng& rng, int64_t* nodes, int64_t* eids) {
-  nodes[0] = start;
-  int64_t cur = start, k = 0;
-  for (; k < length; ++k) {
-    if (restart[k] > 0 && rng.uniform() < restart[k]) break;
-    const WalkAdj<IdType>& a = steps[k];
-    const int64_t j = pick_entry(a, cur, rng);
-    if (j < 0) break;
-    cur = a.indices[j];
-    nodes[k + 1] = cur;
-    if (eids) eids[k] = a.eids[j];
+void walk_traces(const WalkAdj<IdType>* steps, const double* restart, int64_t length,
+                 const int64_t* starts, int64_t first, int64_t count, uint64_t seed, int64_t* nodes,
+                 int64_t* eids) {
+  constexpr int64_t kLanes = 16;
+  std::vector<CounterRng> rng;
+  rng.reserve(kLanes);
+  int64_t cur[kLanes], entry[kLanes], taken[kLanes];
+  int live[kLanes];
+  const int64_t width = length + 1;
+  for (int64_t g = 0; g < count; g += kLanes) {
+    const int n = static_cast<int>(std::min(kLanes, count - g));
+    int num_live = 0;
+    rng.clear();
+    for (int l = 0; l < n; ++l) {
+      rng.emplace_back(derive_key(seed, static_cast<uint64_t>(first + g + l)));
+      cur[l] = starts[g + l];
+      nodes[(g + l) * width] = cur[l];
+      taken[l] = length;
+      live[num_live++] = l;
+      if (length > 0) __builtin_prefetch(steps[0].indptr + cur[l]);
+    }
+    for (int64_t k = 0; k < length && num_live > 0; ++k) {
+      const WalkAdj<IdType>& a = steps[k];
+      const double r = restart[k];
+      int still = 0;
+      for (int i = 0; i < num_live; ++i) {  // pick, and prefetch the picked entry
+        const int l = live[i];
+        const int64_t j = r > 0 && rng[l].uniform() < r ? -1 : pick_entry(a, cur[l], rng[l]);
+        if (j < 0) {
+          taken[l] = k;
+          continue;
+        }
+        entry[l] = j;
+        __builtin_prefetch(a.indices + j);
+        if (eids) __builtin_prefetch(a.eids + j);
+        live[still++] = l;
+      }
+      num_live = still;
+      const WalkAdj<IdType>* next = k + 1 < length ? &steps[k + 1] : nullptr;
+      for (int i = 0; i < num_live; ++i) {  // move, and prefetch the next row's bounds
+        const int l = live[i];
+        cur[l] = a.indices[entry[l]];
+        nodes[(g + l) * width + k + 1] = cur[l];
+        if (eids) eids[(g + l) * length + k] = a.eids[entry[l]];
+        if (next) __builtin_prefetch(next->indptr + cur[l]);
+      }
+    }
+    for (int l = 0; l < n; ++l)
+      for (int64_t t = taken[l]; t < length; ++t) {
+        nodes[(g + l) * width + t + 1] = -1;
+        if (eids) eids[(g + l) * length + t] = -1;
+      }
   }
-  for (int64_t i = k; i < length; ++i) {
-    nodes[i + 1] = -1;
-    if (eids) eids[i] = -1;
-  }
-  return k;
 }
 
 // Starts per parallel chunk: a walk is hundreds of cache misses, so even small batches are worth
