@@ -62,6 +62,20 @@ WalkAdj<IdType> adj_of(const PreparedRelation& p) {
   return a;
 }
 
+// std::upper_bound over [first, first + n), n >= 1, as a branch-free search that prefetches both
+// possible next probes: on a hub's row each level is a cache miss, and this overlaps two levels'.
+inline const double* upper_bound_prefetch(const double* first, int64_t n, double target) {
+  const double* base = first;
+  while (n > 1) {
+    const int64_t half = n / 2;
+    __builtin_prefetch(base + half / 2);
+    __builtin_prefetch(base + half + half / 2);
+    base = base[half] <= target ? base + half : base;
+    n -= half;
+  }
+  return base + (*base <= target);
+}
+
 // The CSR entry of v's out-edge picked uniformly or by weight, or -1 when v has no out-edge of
 // positive weight. One draw.
 template <typename IdType>
@@ -76,7 +90,7 @@ inline int64_t pick_entry(const WalkAdj<IdType>& a, int64_t v, CounterRng& rng) 
   const double* last = a.cumsum + e;
   // The first running sum above the target: entries of zero weight repeat the sum before them
   // and so are never picked.
-  const double* it = std::upper_bound(first, last, target);
+  const double* it = upper_bound_prefetch(first, e - b, target);
   if (it == last) {  // only if rounding ever put the target on the total: the last weighted entry
     --it;
     while (it > first && *(it - 1) == *it) --it;
