@@ -43,4 +43,5 @@ PYBIND11_MODULE(_C, m) {
   pyb::module_ sampling = m.def_submodule("sampling", "samplers (sampling/)");
   bind_sampling(sampling);
   bind_negative_sampling(sampling);
+  bind_random_walks(sampling);
 }

@@ -46,6 +46,7 @@ void bind_subgraph(pyb::module_& m);
 // Sampling entry points, into the nodeweave._C.sampling submodule.
 void bind_sampling(pyb::module_& m);
 void bind_negative_sampling(pyb::module_& m);
+void bind_random_walks(pyb::module_& m);
 Tensor tensor_from_numpy(pyb::array arr);
 
 }  // namespace nodeweave::py

@@ -8,3 +8,5 @@ Randomness comes from ``random_seed=`` or, when omitted, nodeweave's default gen
 from nodeweave.sampling.neighbor import sample_neighbors  # noqa: E402,F401
 from nodeweave.sampling.negative import global_uniform_negative_sampling  # noqa: E402,F401
 from nodeweave.sampling.labor import sample_labors  # noqa: E402,F401
+from nodeweave.sampling.randomwalks import random_walk, node2vec_random_walk  # noqa: E402,F401
+from nodeweave.sampling.pinsage import RandomWalkNeighborSampler, PinSAGESampler  # noqa: E402,F401
