@@ -84,13 +84,6 @@ inline double bias_of(const SortedRows<IdType>& s, const Bias& b, int64_t prev, 
   return s.contains(prev, x) ? 1.0 : b.out;
 }
 
-// The weight of CSR entry j of the row starting at entry `begin`.
-template <typename IdType>
-inline double entry_weight(const WalkAdj<IdType>& a, int64_t begin, int64_t j) {
-  if (!a.cumsum) return 1.0;
-  return j == begin ? a.cumsum[j] : a.cumsum[j] - a.cumsum[j - 1];
-}
-
 // One exact draw over cur's row: the fallback after kMaxTrials rejections.
 template <typename IdType>
 int64_t pick_exact(const WalkAdj<IdType>& a, const SortedRows<IdType>& s, const Bias& b,
@@ -98,12 +91,12 @@ int64_t pick_exact(const WalkAdj<IdType>& a, const SortedRows<IdType>& s, const 
   const int64_t begin = a.indptr[cur], end = a.indptr[cur + 1];
   double total = 0;
   for (int64_t j = begin; j < end; ++j)
-    total += entry_weight(a, begin, j) * bias_of(s, b, prev, a.indices[j]);
+    total += walk_detail::entry_weight(a, j) * bias_of(s, b, prev, a.indices[j]);
   const double target = rng.uniform() * total;
   double run = 0;
   int64_t last = -1;
   for (int64_t j = begin; j < end; ++j) {
-    const double w = entry_weight(a, begin, j) * bias_of(s, b, prev, a.indices[j]);
+    const double w = walk_detail::entry_weight(a, j) * bias_of(s, b, prev, a.indices[j]);
     if (w <= 0) continue;
     last = j;
     run += w;

@@ -1,5 +1,5 @@
 // Checks and preparation shared by the walk samplers: relation structure, edge weights laid out as
-// per-row running sums, start nodes and probabilities.
+// per-row alias tables (sampling/edge_weights.h), start nodes and probabilities.
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -30,20 +30,6 @@ void check_structure(const char* fn, const char* what, const WalkRelation& rel) 
            " must be on the CPU, got ", c.indptr.device().str());
 }
 
-template <typename W, typename IdType>
-void running_sums(const graph::CompressedArrays& c, int64_t num_rows, const W* w,
-                  std::vector<double>* out) {
-  const IdType* indptr = c.indptr.data<IdType>();
-  const IdType* eids = c.eids.data<IdType>();
-  double* sums = out->data();
-  parallel_for(0, num_rows, 1024, [&](int64_t rb, int64_t re) {
-    for (int64_t r = rb; r < re; ++r) {
-      double s = 0;
-      for (int64_t j = indptr[r]; j < indptr[r + 1]; ++j) sums[j] = s += w[eids[j]];
-    }
-  });
-}
-
 template <typename W>
 void check_weights(const char* fn, const char* what, const W* w, int64_t n) {
   for (int64_t e = 0; e < n; ++e) {
@@ -71,19 +57,13 @@ PreparedRelation prepare_relation(const char* fn, const char* what, const WalkRe
            what, " of ", rel.name, " must be contiguous");
   NW_CHECK(w.device.is_cpu(), ValueError, fn, ": ", what, " of ", rel.name,
            " must be on the CPU, got ", w.device.str());
-  p.cumsum.resize(static_cast<size_t>(num_edges));
   const std::string label = str_cat(what, " of ", rel.name);
-  graph::dispatch_id(rel.out_csr->indptr.dtype, [&](auto* id_tag) {
-    using IdType = std::remove_pointer_t<decltype(id_tag)>;
-    if (w.dtype == DType::Float32) {
-      check_weights(fn, label.c_str(), w.ptr<float>(), num_edges);
-      running_sums<float, IdType>(*rel.out_csr, rel.num_src, w.ptr<float>(), &p.cumsum);
-    } else {
-      check_weights(fn, label.c_str(), w.ptr<double>(), num_edges);
-      running_sums<double, IdType>(*rel.out_csr, rel.num_src, w.ptr<double>(), &p.cumsum);
-    }
-    return 0;
-  });
+  if (w.dtype == DType::Float32)
+    check_weights(fn, label.c_str(), w.ptr<float>(), num_edges);
+  else
+    check_weights(fn, label.c_str(), w.ptr<double>(), num_edges);
+  p.weighted = true;
+  p.rows = build_weighted_rows(*rel.out_csr, rel.num_src, w);
   return p;
 }
 

@@ -7,23 +7,24 @@
 #include <cstdint>
 #include <vector>
 
+#include "sampling/edge_weights.h"
 #include "sampling/random.h"
 #include "sampling/random_walk.h"
 
 namespace nodeweave::sampling::walk_detail {
 
-// A relation checked and ready to walk: for weighted relations, the weights gathered into CSR
-// entry order as inclusive running sums restarting at every row, so a weighted pick is one
-// binary search in a contiguous row (row-relative sums also keep a high-degree row's precision
-// independent of the rows before it).
+// A relation checked and ready to walk: for weighted relations, the alias table of every row
+// (the layout the neighbour samplers use), so a weighted step is one uniform position and one
+// biased coin, like a uniform step plus one read.
 struct PreparedRelation {
   const WalkRelation* rel = nullptr;
-  std::vector<double> cumsum;  // per CSR entry; empty: uniform
+  bool weighted = false;
+  WeightedRows rows;  // per CSR entry; empty when uniform
 };
 
 // Checks the relation's arrays (one id dtype, consistent lengths) and its weights (TypeError for
 // a dtype other than float32/float64; ValueError for a wrong length or a negative, NaN or infinite
-// value, naming `fn`, `what` and the edge id), then builds the running sums.
+// value, naming `fn`, `what` and the edge id), then builds the alias tables.
 PreparedRelation prepare_relation(const char* fn, const char* what, const WalkRelation& rel);
 
 // prepare_relation for each relation (at least one, all of one id dtype).
@@ -49,7 +50,9 @@ struct WalkAdj {
   const IdType* indptr = nullptr;
   const IdType* indices = nullptr;
   const IdType* eids = nullptr;
-  const double* cumsum = nullptr;  // null: uniform
+  const AliasEntry* alias = nullptr;  // null: uniform
+  const int64_t* nonzero = nullptr;   // positive-weight entries per row (weighted only)
+  ArrayView prob;                     // the weights by edge id (weighted only)
 };
 
 template <typename IdType>
@@ -58,44 +61,45 @@ WalkAdj<IdType> adj_of(const PreparedRelation& p) {
   a.indptr = p.rel->out_csr->indptr.data<IdType>();
   a.indices = p.rel->out_csr->indices.data<IdType>();
   a.eids = p.rel->out_csr->eids.data<IdType>();
-  a.cumsum = p.cumsum.empty() ? nullptr : p.cumsum.data();
+  if (p.weighted) {
+    a.alias = p.rows.entry.data();
+    a.nonzero = p.rows.nonzero.data();
+    a.prob = p.rel->prob;
+  }
   return a;
 }
 
-// std::upper_bound over [first, first + n), n >= 1, as a branch-free search that prefetches both
-// possible next probes: on a hub's row each level is a cache miss, and this overlaps two levels'.
-inline const double* upper_bound_prefetch(const double* first, int64_t n, double target) {
-  const double* base = first;
-  while (n > 1) {
-    const int64_t half = n / 2;
-    __builtin_prefetch(base + half / 2);
-    __builtin_prefetch(base + half + half / 2);
-    base = base[half] <= target ? base + half : base;
-    n -= half;
-  }
-  return base + (*base <= target);
+// The weight of CSR entry j (1 when uniform).
+template <typename IdType>
+inline double entry_weight(const WalkAdj<IdType>& a, int64_t j) {
+  return a.alias ? edge_weight_at(a.prob, static_cast<int64_t>(a.eids[j])) : 1.0;
 }
 
-// The CSR entry of v's out-edge picked uniformly or by weight, or -1 when v has no out-edge of
-// positive weight. One draw.
+// A uniform position of v's row (CSR entry), or -1 when v has no out-edge of positive weight.
+// One draw. For a weighted relation the position is then resolved by resolve_entry, a read of its
+// alias entry that the caller can prefetch in between.
+template <typename IdType>
+inline int64_t draw_position(const WalkAdj<IdType>& a, int64_t v, CounterRng& rng) {
+  const int64_t b = a.indptr[v], e = a.indptr[v + 1];
+  if (b == e || (a.alias && a.nonzero[v] == 0)) return -1;
+  return b + static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(e - b)));
+}
+
+// The entry picked at position j of v's row: j itself when uniform, else j kept with probability
+// keep or its alias. One draw when weighted.
+template <typename IdType>
+inline int64_t resolve_entry(const WalkAdj<IdType>& a, int64_t v, int64_t j, CounterRng& rng) {
+  if (!a.alias) return j;
+  const AliasEntry x = a.alias[j];
+  return rng.uniform() < static_cast<double>(x.keep) ? j : static_cast<int64_t>(a.indptr[v]) + x.alias;
+}
+
+// The CSR entry of v's out-edge picked uniformly or by weight, or -1 (no out-edge of positive
+// weight): draw_position then resolve_entry.
 template <typename IdType>
 inline int64_t pick_entry(const WalkAdj<IdType>& a, int64_t v, CounterRng& rng) {
-  const int64_t b = a.indptr[v], e = a.indptr[v + 1];
-  if (b == e) return -1;
-  if (!a.cumsum) return b + static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(e - b)));
-  const double total = a.cumsum[e - 1];
-  if (!(total > 0)) return -1;
-  const double target = rng.uniform() * total;
-  const double* first = a.cumsum + b;
-  const double* last = a.cumsum + e;
-  // The first running sum above the target: entries of zero weight repeat the sum before them
-  // and so are never picked.
-  const double* it = upper_bound_prefetch(first, e - b, target);
-  if (it == last) {  // only if rounding ever put the target on the total: the last weighted entry
-    --it;
-    while (it > first && *(it - 1) == *it) --it;
-  }
-  return it - a.cumsum;
+  const int64_t j = draw_position(a, v, rng);
+  return j < 0 ? -1 : resolve_entry(a, v, j, rng);
 }
 
 // Walks number first .. first + count - 1 (walk w draws from CounterRng(derive_key(seed, w)))
@@ -135,19 +139,31 @@ void walk_traces(const WalkAdj<IdType>* steps, const double* restart, int64_t le
       const WalkAdj<IdType>& a = steps[k];
       const double r = restart[k];
       int still = 0;
-      for (int i = 0; i < num_live; ++i) {  // pick, and prefetch the picked entry
+      for (int i = 0; i < num_live; ++i) {  // draw a position, prefetch its entry (or alias)
         const int l = live[i];
-        const int64_t j = r > 0 && rng[l].uniform() < r ? -1 : pick_entry(a, cur[l], rng[l]);
+        const int64_t j = r > 0 && rng[l].uniform() < r ? -1 : draw_position(a, cur[l], rng[l]);
         if (j < 0) {
           taken[l] = k;
           continue;
         }
         entry[l] = j;
-        __builtin_prefetch(a.indices + j);
-        if (eids) __builtin_prefetch(a.eids + j);
+        if (a.alias) {
+          __builtin_prefetch(a.alias + j);
+        } else {
+          __builtin_prefetch(a.indices + j);
+          if (eids) __builtin_prefetch(a.eids + j);
+        }
         live[still++] = l;
       }
       num_live = still;
+      if (a.alias) {
+        for (int i = 0; i < num_live; ++i) {  // weighted: resolve, prefetch the picked entry
+          const int l = live[i];
+          entry[l] = resolve_entry(a, cur[l], entry[l], rng[l]);
+          __builtin_prefetch(a.indices + entry[l]);
+          if (eids) __builtin_prefetch(a.eids + entry[l]);
+        }
+      }
       const WalkAdj<IdType>* next = k + 1 < length ? &steps[k + 1] : nullptr;
       for (int i = 0; i < num_live; ++i) {  // move, and prefetch the next row's bounds
         const int l = live[i];
