@@ -88,6 +88,7 @@ std::vector<SampledBlock> BlockSampler::sample(const std::vector<std::vector<int
           lo.fanout = fanout;
           lo.weights = rel.weights;
           lo.importance_sampling = config_.importance_sampling;
+          if (r < exclude.size()) lo.exclude = exclude[r];
           lo.variate_key = derive_key(config_.layer_dependency ? key : layer_key,
                                       static_cast<uint64_t>(nbr_type) + 0x9000);
           LaborEdges le = sample_labors_unchecked(*adj_[r], s.data(), n, lo);

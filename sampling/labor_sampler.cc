@@ -40,8 +40,11 @@ LaborEdges labor_typed(const graph::CompressedArrays& adj, const int64_t* seeds,
   const Id* indices = adj.indices.data<Id>();
   const Id* eids = adj.eids.data<Id>();
   const bool weighted = opt.weights.data != nullptr;
+  const bool excluding = !opt.exclude.empty();
   auto w_at = [&](int64_t entry) {
-    return weighted ? edge_weight_at(opt.weights, static_cast<int64_t>(eids[entry])) : 1.0;
+    const int64_t eid = static_cast<int64_t>(eids[entry]);
+    if (excluding && std::binary_search(opt.exclude.begin(), opt.exclude.end(), eid)) return 0.0;
+    return weighted ? edge_weight_at(opt.weights, eid) : 1.0;
   };
   // Importance of each neighbour, indexed through a map of the neighbours of the batch.
   const bool importance = opt.importance_sampling != 0 && opt.fanout >= 0;
@@ -71,7 +74,7 @@ LaborEdges labor_typed(const graph::CompressedArrays& adj, const int64_t* seeds,
         const int64_t k = opt.fanout;
         if (k < 0 || k >= static_cast<int64_t>(p.size())) {
           c[static_cast<size_t>(i)] = kInf;
-        } else if (!weighted && !importance) {
+        } else if (!weighted && !importance && !excluding) {
           c[static_cast<size_t>(i)] = static_cast<double>(k) / static_cast<double>(d);
         } else {
           c[static_cast<size_t>(i)] = labor_solve_c(p, static_cast<double>(k));
@@ -164,6 +167,8 @@ LaborEdges sample_labors(const graph::CompressedArrays& adj, int64_t num_rows, c
     ids[static_cast<size_t>(i)] = v;
   }
   if (opt.weights.data) check_edge_weights(fn, "prob", opt.weights, adj.indices.length);
+  NW_CHECK(std::is_sorted(opt.exclude.begin(), opt.exclude.end()), ValueError, fn,
+           ": exclude must be sorted");
   return sample_labors_unchecked(adj, ids.data(), n, opt);
 }
 

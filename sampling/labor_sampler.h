@@ -27,6 +27,8 @@ struct LaborOptions {
   ArrayView weights;            // optional per-edge-id weights (probabilities or a mask)
   int importance_sampling = 0;  // rounds of the pi update; -1: until the c_s settle (at most 100)
   uint64_t variate_key = 0;     // r_t = uniform_of(variate_key, t)
+  // Optional sorted, unique edge ids never to sample: they count as weight 0.
+  std::vector<int64_t> exclude;
 };
 
 struct LaborEdges : SampledEdges {

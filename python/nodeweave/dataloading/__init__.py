@@ -11,3 +11,4 @@ from nodeweave.dataloading.neighbor_sampler import (NeighborSampler, MultiLayerF
 from nodeweave.dataloading.dataloader import DataLoader  # noqa: E402,F401
 from nodeweave.dataloading import negative_sampler  # noqa: E402,F401
 from nodeweave.dataloading.labor_sampler import LaborSampler  # noqa: E402,F401
+from nodeweave.dataloading.edge_prediction import EdgePredictionSampler, as_edge_prediction_sampler  # noqa: E402,F401
