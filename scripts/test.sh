@@ -30,7 +30,7 @@ LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.s
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   PYTHONPATH="$ROOT/build-asan/pytree" "$PY" -m pytest -q -p no:cacheprovider \
   test/python/test_graph_fuzz_construct.py test/python/test_graph_io_fuzz.py test/python/test_graph_io.py \
-  test/python/test_graph_kernels.py test/python/test_graph_construct.py
+  test/python/test_graph_kernels.py test/python/test_graph_construct.py test/python/test_sampling_fuzz.py
 
 log "Python tests (pytest)"
 "$PY" -m pytest -q test/python "$@"
