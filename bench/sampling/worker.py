@@ -287,7 +287,7 @@ def main() -> None:
     p.add_argument("--fanouts", default="15,10,5;25,10")
     p.add_argument("--batch-size", type=int, default=1024)
     p.add_argument("--batches", type=int, default=20)
-    p.add_argument("--train-nodes", type=int, default=65536)
+    p.add_argument("--train-nodes", type=int, default=32768)
     p.add_argument("--reps", type=int, default=3)
     args = p.parse_args()
     WORKERS = args.workers
