@@ -468,3 +468,56 @@ def test_native_loader_gives_the_batches_of_the_plain_path(backend_name):
     assert isinstance(it, _PrefetchIterator)
     _same_epochs(runs[0], [(np_of(i).copy(), np_of(o).copy(), [np_of(b.edata[nw.EID]).copy() for b in bl])
                            for i, o, bl in it])
+
+
+@pytest.mark.parametrize("layer", ["SAGEConv-pool", "SAGEConv-lstm", "SAGEConv-gcn", "GATv2Conv", "EdgeConv",
+                                   "GINEConv", "NNConv", "RelGraphConv", "GraphConv-none"])
+def test_more_layers_on_full_neighbour_blocks(layer):
+    """One layer on a full-neighbour block equals the full-graph layer at the seeds (native engine,
+    float64; rtol 1e-12: max/LSTM aggregations see the same neighbours in the same order)."""
+    import nodeweave.nn.native as nn_mod
+
+    rng = np.random.default_rng(16)
+    g, _, _ = random_graph(rng, n=80, e=600)
+    g = nw.add_self_loop(nw.remove_self_loop(g))
+    e = g.num_edges()
+    x = nc.tensor(rng.standard_normal((80, 4)))
+    ef = nc.tensor(rng.standard_normal((e, 4)))
+    et = nc.tensor(rng.integers(0, 3, e))
+    nc.manual_seed(0)
+    make, extra = {
+        "SAGEConv-pool": (lambda: nn_mod.SAGEConv(4, 3, "pool"), None),
+        "SAGEConv-lstm": (lambda: nn_mod.SAGEConv(4, 3, "lstm"), None),
+        "SAGEConv-gcn": (lambda: nn_mod.SAGEConv(4, 3, "gcn"), None),
+        "GATv2Conv": (lambda: nn_mod.GATv2Conv(4, 3, 2), None),
+        "EdgeConv": (lambda: nn_mod.EdgeConv(4, 3), None),
+        "GINEConv": (lambda: nn_mod.GINEConv(nc.nn.Linear(4, 3)), ef),
+        "NNConv": (lambda: nn_mod.NNConv(4, 3, nc.nn.Linear(4, 12), "mean"), ef),
+        "RelGraphConv": (lambda: nn_mod.RelGraphConv(4, 3, 3, "basis", 2), et),
+        "GraphConv-none": (lambda: nn_mod.GraphConv(4, 3, norm="none"), None),
+    }[layer]
+    m = make().double()
+    full = m(g, x) if extra is None else m(g, x, extra)
+    seeds = np.array([5, 0, 79, 33])
+    input_nodes, _, blocks = MultiLayerFullNeighborSampler(1).sample(g, seeds, random_seed=0)
+    b = blocks[0]
+    h = x.index_select(0, nc.tensor(np_of(input_nodes)))
+    if extra is None:
+        out = m(b, h)
+    else:
+        out = m(b, h, extra.index_select(0, nc.tensor(np_of(b.edata[nw.EID]))))
+    np.testing.assert_allclose(np_of(out), np_of(full)[seeds], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["SGConv", "TAGConv", "APPNPConv", "ChebConv", "GCN2Conv"])
+def test_multi_hop_layers_refuse_blocks_clearly(name):
+    import nodeweave.nn.native as nn_mod
+
+    g, _, _ = random_graph(np.random.default_rng(17), n=40, e=300)
+    _, _, blocks = MultiLayerFullNeighborSampler(1).sample(g, [0, 1], random_seed=0)
+    m = {"SGConv": lambda: nn_mod.SGConv(4, 3, k=2), "TAGConv": lambda: nn_mod.TAGConv(4, 3, k=2),
+         "APPNPConv": lambda: nn_mod.APPNPConv(2, 0.1), "ChebConv": lambda: nn_mod.ChebConv(4, 3, 2),
+         "GCN2Conv": lambda: nn_mod.GCN2Conv(4, 1)}[name]()
+    x = nc.randn(blocks[0].num_src_nodes(), 4)
+    with pytest.raises(ValueError, match="cannot run on a block"):
+        m(blocks[0], x, x) if name == "GCN2Conv" else m(blocks[0], x)

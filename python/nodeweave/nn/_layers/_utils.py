@@ -145,7 +145,11 @@ def check_edge_weight(layer: str, graph: Any, edge_weight: Any, name: str = "edg
 
 def check_homogeneous(layer: str, graph: Any) -> None:
     """These layers propagate features over one node set: one node type, one edge type."""
-    if not graph.is_homogeneous or is_block(graph):
+    if is_block(graph):
+        raise ValueError(f"{layer} propagates over several hops of one node set and cannot run on a block "
+                         "(a message-flow graph has separate source and destination nodes); give it a whole "
+                         "graph or a sampled subgraph (ClusterGCNSampler, SAINTSampler, ShaDowKHopSampler)")
+    if not graph.is_homogeneous:
         raise ValueError(f"{layer} needs a homogeneous graph (one node type and one edge type), "
                          f"got node types {graph.ntypes} and edge types {graph.canonical_etypes}")
 
