@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <mutex>
 
 #include "core_framework/runtime/error.h"
 #include "core_framework/runtime/parallel.h"
 #include "graph/id_hash_map.h"
 #include "sampling/edge_weights.h"
+#include "sampling/ordered_chunks.h"
 #include "sampling/random.h"
 
 namespace nodeweave::sampling {
@@ -108,9 +108,7 @@ LaborEdges labor_typed(const graph::CompressedArrays& adj, const int64_t* seeds,
     if (opt.importance_sampling < 0 && change < 1e-4) break;
   }
   // Keep edge (t, s) when r_t <= min(1, c_s p_ts); chunks joined in seed order.
-  std::vector<std::pair<int64_t, LaborEdges>> parts;
-  std::mutex mu;
-  parallel_for(0, num_seeds, 256, [&](int64_t b, int64_t e) {
+  auto parts = ordered_chunks<LaborEdges>(num_seeds, 256, [&](int64_t b, int64_t e) {
     LaborEdges out;
     for (int64_t i = b; i < e; ++i) {
       const int64_t row = seeds[i];
@@ -126,18 +124,9 @@ LaborEdges labor_typed(const graph::CompressedArrays& adj, const int64_t* seeds,
         out.weight.push_back(1.0 / incl);
       }
     }
-    std::lock_guard<std::mutex> lock(mu);
-    parts.emplace_back(b, std::move(out));
+    return out;
   });
-  std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  LaborEdges all;
-  for (auto& [b, p] : parts) {
-    all.seed_pos.insert(all.seed_pos.end(), p.seed_pos.begin(), p.seed_pos.end());
-    all.neighbor.insert(all.neighbor.end(), p.neighbor.begin(), p.neighbor.end());
-    all.eid.insert(all.eid.end(), p.eid.begin(), p.eid.end());
-    all.weight.insert(all.weight.end(), p.weight.begin(), p.weight.end());
-  }
-  return all;
+  return join_chunks(std::move(parts));
 }
 
 }  // namespace

@@ -33,6 +33,10 @@ struct LaborOptions {
 
 struct LaborEdges : SampledEdges {
   std::vector<double> weight;  // 1 / inclusion probability of each sampled edge
+  void append(const LaborEdges& o) {
+    SampledEdges::append(o);
+    weight.insert(weight.end(), o.weight.begin(), o.weight.end());
+  }
 };
 
 // Validates (fanout >= -1, seeds in range, weights, importance_sampling >= -1) then samples.

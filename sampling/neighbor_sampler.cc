@@ -7,10 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 
 #include "core_framework/runtime/error.h"
-#include "core_framework/runtime/parallel.h"
+#include "sampling/ordered_chunks.h"
 #include "sampling/random.h"
 
 namespace nodeweave::sampling {
@@ -187,11 +186,8 @@ SampledEdges sample_typed(const graph::CompressedArrays& adj, const int64_t* see
   const Id* indptr = adj.indptr.data<Id>();
   const Id* indices = adj.indices.data<Id>();
   const Id* eids = adj.eids.data<Id>();
-  // Each chunk fills its own lists; chunks are joined in seed order, so the result does not
-  // depend on how seeds were split between threads.
-  std::vector<std::pair<int64_t, SampledEdges>> parts;
-  std::mutex mu;
-  parallel_for(0, num_seeds, 256, [&](int64_t b, int64_t e) {
+  // Each chunk fills its own lists, joined in seed order.
+  auto parts = ordered_chunks<SampledEdges>(num_seeds, 256, [&](int64_t b, int64_t e) {
     SampledEdges local;
     if (opt.fanout >= 0) {  // growing the lists page by page costs more than the sampling
       const size_t guess = static_cast<size_t>((e - b) * opt.fanout);
@@ -233,24 +229,9 @@ SampledEdges sample_typed(const graph::CompressedArrays& adj, const int64_t* see
       slot.picks.swap(s.picks);
     }
     for (int64_t i = std::max(b, e - kEmitLag); i < e; ++i) emit(ring[i % kEmitLag]);
-    std::lock_guard<std::mutex> lock(mu);
-    parts.emplace_back(b, std::move(local));
+    return local;
   });
-  std::sort(parts.begin(), parts.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  if (parts.size() == 1) return std::move(parts[0].second);
-  SampledEdges out;
-  size_t total = 0;
-  for (const auto& p : parts) total += p.second.eid.size();
-  out.seed_pos.reserve(total);
-  out.neighbor.reserve(total);
-  out.eid.reserve(total);
-  for (auto& p : parts) {
-    out.seed_pos.insert(out.seed_pos.end(), p.second.seed_pos.begin(), p.second.seed_pos.end());
-    out.neighbor.insert(out.neighbor.end(), p.second.neighbor.begin(), p.second.neighbor.end());
-    out.eid.insert(out.eid.end(), p.second.eid.begin(), p.second.eid.end());
-  }
-  return out;
+  return join_chunks(std::move(parts));
 }
 
 }  // namespace

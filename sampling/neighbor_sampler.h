@@ -34,7 +34,21 @@ struct SampledEdges {
   std::vector<int64_t> neighbor;  // global id of the other endpoint
   std::vector<int64_t> eid;       // edge id in the relation
   int64_t size() const { return static_cast<int64_t>(eid.size()); }
+  void append(const SampledEdges& o) {
+    seed_pos.insert(seed_pos.end(), o.seed_pos.begin(), o.seed_pos.end());
+    neighbor.insert(neighbor.end(), o.neighbor.begin(), o.neighbor.end());
+    eid.insert(eid.end(), o.eid.begin(), o.eid.end());
+  }
 };
+
+// Chunks' sampled edges joined in chunk order (moved when there is one).
+template <typename Edges>
+Edges join_chunks(std::vector<Edges>&& parts) {
+  if (parts.size() == 1) return std::move(parts[0]);
+  Edges out;
+  for (const Edges& p : parts) out.append(p);
+  return out;
+}
 
 // Validates the options against the relation (fanout >= -1, weights) and the seeds (ids in
 // [0, num_rows)), then samples. `seeds` is int32 or int64 on the CPU.

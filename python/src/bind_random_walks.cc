@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "graph/relation_graph.h"
+#include "graph_arrays.h"
 #include "py_convert.h"
 #include "sampling/pinsage.h"
 #include "sampling/random_walk.h"
@@ -86,17 +87,7 @@ pyb::array int_ids(pyb::handle obj, const char* what) {
 
 // The vector as a (rows x cols) int64 NumPy array owning its buffer.
 pyb::array matrix(std::vector<int64_t>&& v, int64_t rows, int64_t cols) {
-  auto* keep = new std::vector<int64_t>(std::move(v));
-  pyb::capsule owner(keep, [](void* p) { delete static_cast<std::vector<int64_t>*>(p); });
-  static int64_t dummy = 0;  // NumPy wants a non-null pointer even for empty arrays
-  void* data = keep->empty() ? &dummy : keep->data();
-  const pyb::ssize_t item = sizeof(int64_t);
-  return pyb::array(pyb::dtype::of<int64_t>(), {rows, cols}, {cols * item, item}, data, owner);
-}
-
-pyb::array vector(std::vector<int64_t>&& v) {
-  const int64_t n = static_cast<int64_t>(v.size());
-  return matrix(std::move(v), n, 1).attr("reshape")(n);
+  return owned_array(std::move(v), {rows, cols});
 }
 
 }  // namespace
@@ -125,7 +116,7 @@ void bind_random_walks(pyb::module_& m) {
         pyb::object eids = return_eids ? pyb::object(matrix(std::move(out.eids), n, len))
                                        : pyb::object(pyb::none());
         return pyb::make_tuple(matrix(std::move(out.nodes), n, len + 1), eids,
-                               vector(std::move(out.types)));
+                               vector_to_numpy(std::move(out.types)));
       },
       pyb::arg("relations"), pyb::arg("metapath"), pyb::arg("nodes"), pyb::arg("restart_prob"),
       pyb::arg("return_eids"), pyb::arg("seed"),
@@ -180,8 +171,9 @@ void bind_random_walks(pyb::module_& m) {
           pyb::gil_scoped_release nogil;
           out = sampling::pinsage_neighbors(with_csr(in), view_of(seed_ids, DType::Int64), opt);
         }
-        return pyb::make_tuple(vector(std::move(out.src)), vector(std::move(out.dst)),
-                               vector(std::move(out.counts)));
+        return pyb::make_tuple(vector_to_numpy(std::move(out.src)),
+                               vector_to_numpy(std::move(out.dst)),
+                               vector_to_numpy(std::move(out.counts)));
       },
       pyb::arg("relations"), pyb::arg("metapath"), pyb::arg("seeds"), pyb::arg("num_traversals"),
       pyb::arg("termination_prob"), pyb::arg("num_random_walks"), pyb::arg("num_neighbors"),

@@ -35,7 +35,8 @@ ArrayView weights_view(pyb::handle obj, const char* what, std::shared_ptr<void>*
   else if (kind == 'b')
     dt = DType::Bool;
   else
-    throw TypeError(str_cat(what, " must be float32/float64 probabilities or a bool mask, got dtype ",
+    throw TypeError(str_cat(what,
+                            " must be float32/float64 probabilities or a bool mask, got dtype ",
                             std::string(pyb::str(arr.dtype()))));
   NW_CHECK(arr.ndim() == 1, ValueError, what, " must be one-dimensional (one value per edge), got ",
            arr.ndim(), " dimensions");
@@ -52,7 +53,8 @@ ArrayView weights_view(pyb::handle obj, const char* what, std::shared_ptr<void>*
   } else {
     v.data = const_cast<void*>(contiguous.data());
   }
-  if (!v.data) v.data = v.shape[0] == 0 ? reinterpret_cast<void*>(&v) : nullptr;  // empty but present
+  if (!v.data)
+    v.data = v.shape[0] == 0 ? reinterpret_cast<void*>(&v) : nullptr;  // empty but present
   return v;
 }
 
@@ -69,12 +71,6 @@ pyb::list numpy_lists(std::vector<std::vector<int64_t>>&& vs) {
   return out;
 }
 
-pyb::array_t<double> doubles_to_numpy(std::vector<double>&& v) {
-  auto* keep = new std::vector<double>(std::move(v));
-  pyb::capsule owner(keep, [](void* p) { delete static_cast<std::vector<double>*>(p); });
-  return pyb::array_t<double>({static_cast<pyb::ssize_t>(keep->size())}, keep->data(), owner);
-}
-
 // Blocks as Python tuples: (src_nodes per type, dst_nodes per type, relation graph per relation,
 // original edge ids per relation, LABOR edge weights per relation or None).
 pyb::list blocks_to_python(std::vector<sampling::SampledBlock>&& blocks) {
@@ -85,7 +81,7 @@ pyb::list blocks_to_python(std::vector<sampling::SampledBlock>&& blocks) {
     pyb::object weights = pyb::none();
     if (!b.edge_weights.empty()) {
       pyb::list w;
-      for (auto& v : b.edge_weights) w.append(doubles_to_numpy(std::move(v)));
+      for (auto& v : b.edge_weights) w.append(owned_array(std::move(v)));
       weights = w;
     }
     out.append(pyb::make_tuple(numpy_lists(std::move(b.src_nodes)),
@@ -93,13 +89,6 @@ pyb::list blocks_to_python(std::vector<sampling::SampledBlock>&& blocks) {
                                numpy_lists(std::move(b.eids)), weights));
   }
   return out;
-}
-
-// Gathered feature rows as a flat uint8 array owning the buffer (Python views it as its dtype).
-pyb::array bytes_to_numpy(std::vector<uint8_t>&& v) {
-  auto* keep = new std::vector<uint8_t>(std::move(v));
-  pyb::capsule owner(keep, [](void* p) { delete static_cast<std::vector<uint8_t>*>(p); });
-  return pyb::array_t<uint8_t>({static_cast<pyb::ssize_t>(keep->size())}, keep->data(), owner);
 }
 
 }  // namespace
@@ -156,10 +145,9 @@ void bind_sampling(pyb::module_& m) {
           const int64_t rows = edge_dir_out ? rel.num_src() : rel.num_dst();
           out = sampling::sample_labors(adj, rows, host_int64_view(seeds), opt);
         }
-        return pyb::make_tuple(vector_to_numpy(std::move(out.seed_pos)),
-                               vector_to_numpy(std::move(out.neighbor)),
-                               vector_to_numpy(std::move(out.eid)),
-                               doubles_to_numpy(std::move(out.weight)));
+        return pyb::make_tuple(
+            vector_to_numpy(std::move(out.seed_pos)), vector_to_numpy(std::move(out.neighbor)),
+            vector_to_numpy(std::move(out.eid)), owned_array(std::move(out.weight)));
       },
       pyb::arg("rel"), pyb::arg("nodes"), pyb::arg("fanout"), pyb::arg("edge_dir_out"),
       pyb::arg("prob"), pyb::arg("importance_sampling"), pyb::arg("variate_key"),
@@ -211,9 +199,8 @@ void bind_sampling(pyb::module_& m) {
   pyb::class_<BlockSampler, std::shared_ptr<BlockSampler>>(m, "BlockSampler", R"doc(
 Multi-layer neighbour sampling fused with block compaction, configured once per graph and sampler.)doc")
       .def(pyb::init([](std::vector<int64_t> num_nodes, const std::vector<pyb::tuple>& relations,
-                        std::vector<std::vector<int64_t>> fanouts, bool replace,
-                        bool edge_dir_out, const std::string& kind, int importance_sampling,
-                        bool layer_dependency) {
+                        std::vector<std::vector<int64_t>> fanouts, bool replace, bool edge_dir_out,
+                        const std::string& kind, int importance_sampling, bool layer_dependency) {
              sampling::BlockSamplerConfig cfg;
              NW_CHECK(kind == "neighbor" || kind == "labor", ValueError,
                       "BlockSampler: kind must be 'neighbor' or 'labor', got '", kind, "'");
@@ -304,27 +291,29 @@ Prefetching mini-batch loader: C++ worker threads sample blocks and gather featu
            pyb::arg("num_workers"), pyb::arg("depth"), pyb::arg("threads_per_worker"),
            pyb::arg("idtype"), pyb::arg("batch_dependency") = 1)
       .def_property_readonly("num_batches", &sampling::Loader::num_batches)
-      .def("next",
-           [](sampling::Loader& l) -> pyb::object {
-             while (true) {
-               bool timed_out = false;
-               std::optional<sampling::MiniBatch> b;
-               {
-                 pyb::gil_scoped_release nogil;
-                 b = l.next(50, &timed_out);
-               }
-               // Waiting in short slices lets Ctrl-C (a pending signal) through.
-               if (timed_out) {
-                 if (PyErr_CheckSignals() != 0) throw pyb::error_already_set();
-                 continue;
-               }
-               if (!b) return pyb::none();
-               pyb::list feats;
-               for (auto& f : b->features) feats.append(bytes_to_numpy(std::move(f.bytes)));
-               return pyb::make_tuple(b->index, blocks_to_python(std::move(b->blocks)), feats);
-             }
-           },
-           "The next batch (index, blocks, gathered feature bytes), or None after the last.")
+      .def(
+          "next",
+          [](sampling::Loader& l) -> pyb::object {
+            while (true) {
+              bool timed_out = false;
+              std::optional<sampling::MiniBatch> b;
+              {
+                pyb::gil_scoped_release nogil;
+                b = l.next(50, &timed_out);
+              }
+              // Waiting in short slices lets Ctrl-C (a pending signal) through.
+              if (timed_out) {
+                if (PyErr_CheckSignals() != 0) throw pyb::error_already_set();
+                continue;
+              }
+              if (!b) return pyb::none();
+              pyb::list feats;
+              // Flat bytes owning the gathered rows; Python views them as its dtype and shape.
+              for (auto& f : b->features) feats.append(owned_array(std::move(f.bytes)));
+              return pyb::make_tuple(b->index, blocks_to_python(std::move(b->blocks)), feats);
+            }
+          },
+          "The next batch (index, blocks, gathered feature bytes), or None after the last.")
       .def("close", &sampling::Loader::close, pyb::call_guard<pyb::gil_scoped_release>(),
            "Stops and joins the workers.");
 }

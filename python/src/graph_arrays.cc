@@ -48,12 +48,6 @@ IdArray from_numpy(pyb::handle obj, const char* what, DType idtype) {
   return IdArray::from_host(as64.data(), DType::Int64, as64.size(), idtype);
 }
 
-pyb::array_t<int64_t> vector_to_numpy(std::vector<int64_t>&& v) {
-  auto* keep = new std::vector<int64_t>(std::move(v));
-  pyb::capsule owner(keep, [](void* p) { delete static_cast<std::vector<int64_t>*>(p); });
-  return pyb::array_t<int64_t>({static_cast<pyb::ssize_t>(keep->size())}, keep->data(), owner);
-}
-
 std::vector<int64_t> int64_vector(pyb::handle obj, const char* what) {
   pyb::array arr = checked_int_array(obj, what);
   pyb::array_t<int64_t, pyb::array::c_style | pyb::array::forcecast> as64(arr);

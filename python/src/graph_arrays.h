@@ -22,8 +22,20 @@ DType parse_idtype(const std::string& s);
 pyb::array to_numpy(const graph::IdArray& a);
 // Any integer NumPy array -> IdArray of `idtype` (copy). Floats or bools are refused by name.
 graph::IdArray from_numpy(pyb::handle obj, const char* what, DType idtype);
-// The vector's buffer as a writable int64 NumPy array, without a copy (the array owns it).
-pyb::array_t<int64_t> vector_to_numpy(std::vector<int64_t>&& v);
+// The vector's buffer as a writable NumPy array of `shape` (default: 1-D), without a copy: the
+// array owns the buffer. Empty vectors get a valid dummy pointer (NumPy wants one).
+template <typename T>
+pyb::array_t<T> owned_array(std::vector<T>&& v, std::vector<pyb::ssize_t> shape = {}) {
+  auto* keep = new std::vector<T>(std::move(v));
+  pyb::capsule owner(keep, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  if (shape.empty()) shape = {static_cast<pyb::ssize_t>(keep->size())};
+  static T dummy{};
+  T* data = keep->empty() ? &dummy : keep->data();
+  return pyb::array_t<T>(shape, data, owner);
+}
+inline pyb::array_t<int64_t> vector_to_numpy(std::vector<int64_t>&& v) {
+  return owned_array(std::move(v));
+}
 // A 1-D integer NumPy array as int64 values (copy when not already contiguous int64); TypeError or
 // ValueError naming `what`.
 std::vector<int64_t> int64_vector(pyb::handle obj, const char* what);

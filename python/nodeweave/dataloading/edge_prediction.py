@@ -27,9 +27,10 @@ import numpy as np
 
 from nodeweave import _C, backend
 from nodeweave.dataloading.base import Sampler
-from nodeweave.graph.heterograph import HeteroGraph, RelationGraph, as_int_array, check_range
+from nodeweave.graph.heterograph import HeteroGraph, RelationGraph, as_int_array
 from nodeweave.graph.transforms import EID, NID, compact_graphs
 from nodeweave.sampling._seed import resolve_seed
+from nodeweave.graph.id_sets import edge_sets
 
 __all__ = ["EdgePredictionSampler", "as_edge_prediction_sampler"]
 
@@ -64,16 +65,7 @@ class EdgePredictionSampler(Sampler):
     # ------------------------------------------------------------------ helpers
 
     def _seed_edges(self, g: HeteroGraph, seed_edges: Any) -> dict:
-        if not isinstance(seed_edges, dict):
-            if len(g.canonical_etypes) != 1:
-                raise ValueError("seed_edges must be a dict {etype: edge ids} on a graph with several edge types")
-            seed_edges = {g.canonical_etypes[0]: seed_edges}
-        out = {}
-        for k, ids in seed_edges.items():
-            ct = g.to_canonical_etype(k)
-            arr, _ = as_int_array(ids, "seed_edges")
-            check_range(arr, g.num_edges(ct), "seed_edges", f"edges of type {ct!r}")
-            out[ct] = arr
+        out = edge_sets(g, seed_edges, "seed_edges")
         if not any(len(v) for v in out.values()):
             raise ValueError("seed_edges must not be empty")
         return out

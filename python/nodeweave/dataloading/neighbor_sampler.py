@@ -23,8 +23,8 @@ from nodeweave.dataloading.base import BlockSampler
 from nodeweave.graph.block import Block, block_from_parts
 from nodeweave.graph.transforms import NID
 from nodeweave.sampling._seed import resolve_seed
-from nodeweave.sampling.neighbor import (check_graph, edge_weights, excluded_edges, fanout_value, node_sets,
-                                         per_etype)
+from nodeweave.graph.id_sets import edge_sets, node_sets
+from nodeweave.sampling.neighbor import check_graph, edge_weights, fanout_value, per_etype
 
 __all__ = ["NeighborSampler", "MultiLayerFullNeighborSampler", "MultiLayerNeighborSampler"]
 
@@ -121,8 +121,8 @@ class NeighborSampler(BlockSampler):
                       random_seed: int | None = None) -> tuple[Any, Any, list[Block]]:
         check_graph(g, type(self).__name__)
         ntypes = g.ntypes
-        seeds = node_sets(g, seed_nodes, ntypes, "seed_nodes")
-        excl = excluded_edges(g, exclude_eids)
+        seeds = node_sets(g, seed_nodes, "seed_nodes")
+        excl = edge_sets(g, exclude_eids, "exclude_eids") if exclude_eids is not None else {}
         raw = self.native_sampler(g).sample(
             [seeds.get(nt, np.zeros(0, np.int64)) for nt in ntypes], resolve_seed(random_seed),
             [excl.get(ct) for ct in g.canonical_etypes], g._idtype_name)

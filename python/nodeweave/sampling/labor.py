@@ -23,8 +23,9 @@ import numpy as np
 
 from nodeweave import _C, backend
 from nodeweave.sampling._seed import resolve_seed
-from nodeweave.sampling.neighbor import (build_frontier, check_graph, edge_weights, excluded_edges, fanout_value,
-                                         node_sets, per_etype)
+from nodeweave.graph.id_sets import edge_sets, node_sets
+from nodeweave.sampling.neighbor import (build_frontier, check_graph, edge_weights, fanout_value,
+                                          per_etype)
 
 __all__ = ["sample_labors", "check_importance_sampling"]
 
@@ -60,9 +61,9 @@ def sample_labors(g: Any, nodes: Any, fanout: Any, edge_dir: str = "in", prob: s
         raise ValueError(f"edge_dir must be 'in' or 'out', got {edge_dir!r}")
     out_dir = edge_dir == "out"
     rounds = check_importance_sampling(importance_sampling)
-    seeds = node_sets(g, nodes, g.ntypes)
+    seeds = node_sets(g, nodes, "nodes")
     fanouts = per_etype(g, fanout, "fanout", fanout_value)
-    excl = excluded_edges(g, exclude_edges)
+    excl = edge_sets(g, exclude_edges, "exclude_edges") if exclude_edges is not None else {}
     key = resolve_seed(random_seed)
     sampled, weights = {}, {}
     for ct in g.canonical_etypes:
@@ -70,7 +71,7 @@ def sample_labors(g: Any, nodes: Any, fanout: Any, edge_dir: str = "in", prob: s
         s = seeds.get(st if out_dir else dt, np.zeros(0, np.int64))
         rel = g._rels[ct] if g._device == "cpu" else g._host(ct)
         w = edge_weights(g, ct, prob, "prob")
-        if ct in excl:
+        if len(excl.get(ct, ())):
             w = (np.ones(g.num_edges(ct)) if w is None else w.astype(np.float64)).copy()
             w[excl[ct]] = 0.0
         # One variate per neighbour node: relations into the same node type share it.

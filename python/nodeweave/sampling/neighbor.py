@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from nodeweave import _C, backend
-from nodeweave.graph.heterograph import HeteroGraph, RelationGraph, as_int_array, check_range
+from nodeweave.graph.heterograph import HeteroGraph, RelationGraph
+from nodeweave.graph.id_sets import edge_sets, node_sets
 from nodeweave.graph.transforms import EID
 from nodeweave.sampling._seed import resolve_seed
 
@@ -30,25 +31,6 @@ def check_graph(g: Any, fn: str) -> HeteroGraph:
     if g.is_block:
         raise ValueError(f"{fn}: g is a block; sample from the graph the block came from")
     return g
-
-
-def node_sets(g: HeteroGraph, nodes: Any, side_types: list[str], name: str = "nodes") -> dict[str, np.ndarray]:
-    """``nodes`` (ids, or ``{ntype: ids}`` on graphs with several node types) as int64 arrays per
-    node type, range-checked; TypeError for floats, ValueError for an unknown type."""
-    if isinstance(nodes, dict):
-        out = {}
-        for nt, ids in nodes.items():
-            if nt not in g.ntypes:
-                raise ValueError(f"{name}: unknown node type {nt!r} (the graph has {g.ntypes})")
-            arr, _ = as_int_array(ids, f"{name}[{nt!r}]")
-            check_range(arr, g.num_nodes(nt), f"{name}[{nt!r}]", f"nodes of type {nt!r}")
-            out[nt] = arr
-        return out
-    if len(g.ntypes) != 1:
-        raise ValueError(f"{name} must be a dict {{ntype: ids}}: the graph has node types {g.ntypes}")
-    arr, _ = as_int_array(nodes, name)
-    check_range(arr, g.num_nodes(), name, "nodes")
-    return {g.ntypes[0]: arr}
 
 
 def per_etype(g: HeteroGraph, value: Any, name: str, check: Any) -> dict[tuple, Any]:
@@ -103,23 +85,6 @@ def edge_weights(g: HeteroGraph, ct: tuple, feature: Any, arg: str) -> np.ndarra
     return arr
 
 
-def excluded_edges(g: HeteroGraph, exclude: Any) -> dict[tuple, np.ndarray]:
-    if exclude is None:
-        return {}
-    if not isinstance(exclude, dict):
-        if len(g.canonical_etypes) != 1:
-            raise ValueError("exclude_edges must be a dict {etype: edge ids} on a graph with several "
-                             "edge types")
-        exclude = {g.canonical_etypes[0]: exclude}
-    out = {}
-    for k, ids in exclude.items():
-        ct = g.to_canonical_etype(k)
-        arr, _ = as_int_array(ids, "exclude_edges")
-        check_range(arr, g.num_edges(ct), "exclude_edges", f"edges of type {ct!r}")
-        out[ct] = arr
-    return out
-
-
 def sample_neighbors(g: HeteroGraph, nodes: Any, fanout: Any, edge_dir: str = "in", prob: str | None = None,
                      replace: bool = False, copy_ndata: bool = True, copy_edata: bool = True,
                      exclude_edges: Any = None, output_device: Any = None, *, mask: str | None = None,
@@ -166,9 +131,9 @@ def sample_neighbors(g: HeteroGraph, nodes: Any, fanout: Any, edge_dir: str = "i
     if prob is not None and mask is not None:
         raise ValueError("pass either prob or mask, not both")
     out_dir = edge_dir == "out"
-    seeds = node_sets(g, nodes, g.ntypes)
+    seeds = node_sets(g, nodes, "nodes")
     fanouts = per_etype(g, fanout, "fanout", fanout_value)
-    excl = excluded_edges(g, exclude_edges)
+    excl = edge_sets(g, exclude_edges, "exclude_edges") if exclude_edges is not None else {}
     key = resolve_seed(random_seed)
     sampled = {}
     for r, ct in enumerate(g.canonical_etypes):

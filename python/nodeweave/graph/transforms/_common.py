@@ -9,8 +9,8 @@ anything from the transforms (the ``g.reverse()``-style methods are attached to 
 is a plain tree: heterograph <- transforms._common <- transforms.* <- transform_methods.
 
 >>> import nodeweave as nw
->>> from nodeweave.graph.transforms._common import _node_sets
->>> _node_sets(nw.graph(([0], [1]), num_nodes=4), [True, False, False, True], "nodes")["_N"].tolist()
+>>> from nodeweave.graph.id_sets import node_sets
+>>> node_sets(nw.graph(([0], [1]), num_nodes=4), [True, False, False, True], "nodes")["_N"].tolist()
 [0, 3]
 """
 
@@ -23,6 +23,7 @@ import numpy as np
 from nodeweave import backend
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import HeteroGraph, RelationGraph, as_int_array, check_range
+from nodeweave.graph.id_sets import edge_sets, node_sets  # noqa: F401 - re-exported for the transforms
 
 NID = "_ID"
 """Feature name of original node ids (DGL's ``dgl.NID``)."""
@@ -122,62 +123,6 @@ def _homo_types(g: HeteroGraph, fn: str) -> tuple[str, Canonical]:
         raise ValueError(f"{fn} needs a graph with one node type and one edge type, got node types "
                          f"{g._ntypes} and edge types {g._etypes}")
     return g._ntypes[0], g._etypes[0]
-
-
-def _id_or_mask(x: Any, n: int, name: str, what: str) -> np.ndarray:
-    """Ids from an int id sequence/tensor or a bool mask of length ``n``, range-checked."""
-    B = backend.of(x)
-    mask = None
-    if B is not None and B.dtype_name(x) == "bool":
-        mask = B.to_numpy(x)
-    elif isinstance(x, (list, tuple, np.ndarray)):
-        a = np.asarray(x) if not isinstance(x, np.ndarray) else x
-        if a.dtype == np.bool_:
-            mask = a
-    if mask is not None:
-        if mask.ndim != 1 or mask.shape[0] != n:
-            raise ValueError(f"{name}: a bool mask must have one entry per {what} ({n}), got shape "
-                             f"{tuple(mask.shape)}")
-        return np.flatnonzero(mask).astype(np.int64)
-    ids, _ = as_int_array(x, name)
-    check_range(ids, n, name, what)
-    return ids
-
-
-def _node_sets(g: HeteroGraph, nodes: Any, name: str) -> dict[str, np.ndarray]:
-    """``{ntype: ids}`` from a dict (missing types: no nodes) or, for one node type, ids/mask."""
-    if isinstance(nodes, dict):
-        out = {nt: np.zeros(0, np.int64) for nt in g._ntypes}
-        for nt, v in nodes.items():
-            if nt not in g._num_nodes:
-                raise ValueError(f"{name}: unknown node type {nt!r} (the graph has {g._ntypes})")
-            out[nt] = _id_or_mask(v, g._num_nodes[nt], f"{name}[{nt!r}]",
-                                  "node" if len(g._ntypes) == 1 else f"node of type {nt!r}")
-        return out
-    if len(g._ntypes) != 1:
-        raise ValueError(f"{name} must be a dict {{ntype: ids}} for a graph with several node types "
-                         f"{g._ntypes}, got {type(nodes).__name__}")
-    nt = g._ntypes[0]
-    return {nt: _id_or_mask(nodes, g._num_nodes[nt], name, "node")}
-
-
-def _edge_sets(g: HeteroGraph, edges: Any, name: str) -> dict[Canonical, np.ndarray]:
-    """``{canonical etype: ids}`` from a dict keyed by etype names/tuples, or ids for one etype."""
-    if isinstance(edges, dict):
-        out = {ct: np.zeros(0, np.int64) for ct in g._etypes}
-        for et, v in edges.items():
-            try:
-                ct = g.to_canonical_etype(et)
-            except (ValueError, TypeError) as e:
-                raise ValueError(f"{name}: {e}") from None
-            out[ct] = _id_or_mask(v, g._rels[ct].num_edges, f"{name}[{et!r}]",
-                                  "edge" if len(g._etypes) == 1 else f"edge of type {ct!r}")
-        return out
-    if len(g._etypes) != 1:
-        raise ValueError(f"{name} must be a dict {{etype: ids}} for a graph with "
-                         f"{len(g._etypes)} edge types, got {type(edges).__name__}")
-    ct = g._etypes[0]
-    return {ct: _id_or_mask(edges, g._rels[ct].num_edges, name, "edge")}
 
 
 def _check_unique(ids: np.ndarray, n: int, name: str) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 from nodeweave import _C, backend
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import HeteroGraph
-from nodeweave.graph.transforms._common import (_check_graph, _coo, _homo_types, _node_graphs, _node_sets,
+from nodeweave.graph.transforms._common import (_check_graph, _coo, _homo_types, _node_graphs, node_sets,
                                                 _rebuild)
 from nodeweave.graph.transforms.subgraph import node_subgraph
 
@@ -38,7 +38,7 @@ def _khop(g: HeteroGraph, nodes: Any, k: Any, inward: bool, relabel_nodes: bool,
     _check_graph(g)
     k = _check_k(k, fn)
     was_dict = isinstance(nodes, dict)
-    seeds = _node_sets(g, nodes, "nodes")
+    seeds = node_sets(g, nodes, "nodes")
     reached = {nt: np.zeros(g._num_nodes[nt], bool) for nt in g._ntypes}
     frontier = {}
     for nt, ids in seeds.items():

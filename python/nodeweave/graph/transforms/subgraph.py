@@ -27,7 +27,7 @@ from nodeweave import _C
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import HeteroGraph, RelationGraph
 from nodeweave.graph.transforms._common import (EID, NID, Canonical, _check_graph, _check_unique,
-                                                _edge_sets, _ids, _node_sets, _to_device)
+                                                edge_sets, _ids, node_sets, _to_device)
 
 __all__ = ["node_subgraph", "edge_subgraph", "in_subgraph", "out_subgraph", "compact_graphs"]
 
@@ -125,7 +125,7 @@ def node_subgraph(g: HeteroGraph, nodes: Any, *, relabel_nodes: bool = True, sto
     ([[0, 1], [1, 2]], [1, 2, 3], [1, 2])
     """
     _check_graph(g)
-    sets = _node_sets(g, nodes, "nodes")
+    sets = node_sets(g, nodes, "nodes")
     for nt, ids in sets.items():
         _check_unique(ids, g._num_nodes[nt], "nodes" if len(g._ntypes) == 1 else f"nodes[{nt!r}]")
     rels, eids = {}, {}
@@ -159,7 +159,7 @@ def edge_subgraph(g: HeteroGraph, edges: Any, *, relabel_nodes: bool = True, sto
     ([[2, 0], [3, 1]], [1, 2, 3, 4])
     """
     _check_graph(g)
-    sets = _edge_sets(g, edges, "edges")
+    sets = edge_sets(g, edges, "edges")
     return _edge_selection(g, lambda rel, ct, mode: _C.edge_subgraph(rel, sets[ct], mode),
                            relabel_nodes, store_ids, output_device)
 
@@ -167,7 +167,7 @@ def edge_subgraph(g: HeteroGraph, edges: Any, *, relabel_nodes: bool = True, sto
 def _neighbor_subgraph(g: HeteroGraph, nodes: Any, inward: bool, relabel_nodes: bool, store_ids: bool,
                        output_device: Any) -> HeteroGraph:
     _check_graph(g)
-    sets = _node_sets(g, nodes, "nodes")
+    sets = node_sets(g, nodes, "nodes")
     if inward:
         return _edge_selection(g, lambda rel, ct, mode: _C.in_subgraph(rel, sets[ct[2]], mode),
                                relabel_nodes, store_ids, output_device)
@@ -229,7 +229,7 @@ def compact_graphs(graphs: HeteroGraph | Sequence[HeteroGraph], always_preserve:
                              f"{g0._num_nodes}; all graphs must share node types and counts")
     preserve = None
     if always_preserve is not None:
-        preserve = _node_sets(g0, always_preserve, "always_preserve")
+        preserve = node_sets(g0, always_preserve, "always_preserve")
     # One compaction of every relation of every graph, so that all share one numbering. Relations
     # of another id type are converted for it, and back for their graph.
     index = {nt: i for i, nt in enumerate(g0._ntypes)}
