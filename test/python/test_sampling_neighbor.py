@@ -385,29 +385,46 @@ def test_loader_prefetches_features_and_labels(backend_name):
         np.testing.assert_array_equal(np_of(blocks[-1].dstdata["label"]), np_of(g.ndata["label"])[np_of(output_nodes)])
 
 
-def test_loader_stops_its_workers_on_break_and_on_error():
-    import threading
+def _os_threads() -> int:
+    """Threads of this process as the OS sees them: Python threads and the C++ loader's alike."""
+    import os
 
-    g, _, _ = random_graph(np.random.default_rng(13), n=500, e=4000)
-    before = threading.active_count()
-    loader = DataLoader(g, np.arange(500), NeighborSampler([3]), batch_size=10, num_workers=2)
-    for i, _ in enumerate(loader):
-        if i == 2:
-            break
+    return len(os.listdir("/proc/self/task"))
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_loader_stops_its_workers_on_break_and_on_error(native):
     import gc
 
-    gc.collect()
-    assert threading.active_count() == before
+    g, _, _ = random_graph(np.random.default_rng(13), n=500, e=4000)
+    g.in_degrees()  # the OpenMP pool exists before the count
+    before = _os_threads()
 
-    class Failing(NeighborSampler):
-        def sample(self, g, seeds, exclude_eids=None, *, random_seed=None):
+    class Custom(NeighborSampler):  # a Python override: Python worker threads
+        def sample_blocks(self, g, seeds, exclude_eids=None, *, random_seed=None):
+            return super().sample_blocks(g, seeds, exclude_eids, random_seed=random_seed)
+
+    cls = NeighborSampler if native else Custom
+    loader = DataLoader(g, np.arange(500), cls([3]), batch_size=10, num_workers=2)
+    for i, _ in enumerate(loader):
+        assert _os_threads() > before  # the workers run
+        if i == 2:
+            break
+    gc.collect()
+    assert _os_threads() == before
+
+    class Failing(cls):
+        def sample_blocks(self, g, seeds, exclude_eids=None, *, random_seed=None):
             raise RuntimeError("sampler failed")
 
-    with pytest.raises(RuntimeError, match="sampler failed"):
-        for _ in DataLoader(g, np.arange(500), Failing([3]), batch_size=10, num_workers=2):
+    # The native loader calls no Python: its worker fails on batch 3, whose seeds repeat a node.
+    bad = np.arange(500) if not native else np.concatenate([np.arange(30), [5, 5], np.arange(40, 100)])
+    with pytest.raises((RuntimeError, ValueError), match="sampler failed|must be unique"):
+        for _ in DataLoader(g, bad, Failing([3]) if not native else NeighborSampler([3]), batch_size=10,
+                            num_workers=2):
             pass
     gc.collect()
-    assert threading.active_count() == before
+    assert _os_threads() == before
 
 
 def test_heterograph_blocks():
@@ -521,3 +538,50 @@ def test_multi_hop_layers_refuse_blocks_clearly(name):
     x = nc.randn(blocks[0].num_src_nodes(), 4)
     with pytest.raises(ValueError, match="cannot run on a block"):
         m(blocks[0], x, x) if name == "GCN2Conv" else m(blocks[0], x)
+
+
+_CTRL_C_SCRIPT = r"""
+import os, sys, time
+import numpy as np
+import nodeweave as nw
+from nodeweave.dataloading import DataLoader, NeighborSampler
+g = nw.rand_graph(200000, 4000000, seed=0)
+g.in_degrees()  # the OpenMP pool exists before the count below
+tasks = len(os.listdir("/proc/self/task"))  # OS threads, the C++ workers included
+loader = DataLoader(g, np.arange(200000), NeighborSampler([-1, -1]), batch_size=50000, num_workers=2,
+                    prefetch_depth=1, seed=0)
+print("iterating", flush=True)
+try:
+    for _ in loader:
+        if sys.argv[1] == "consumer":
+            time.sleep(60)  # Ctrl-C lands in the training loop
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    print("extra threads", len(os.listdir("/proc/self/task")) - tasks, flush=True)
+"""
+
+
+@pytest.mark.parametrize("where", ["consumer", "waiting"])
+def test_ctrl_c_stops_the_loader(tmp_path, where):
+    """SIGINT while the training loop runs, or while it waits in the C++ loader for a batch that
+    takes seconds to sample, raises KeyboardInterrupt promptly and leaves no worker behind."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(_CTRL_C_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    p = subprocess.Popen([sys.executable, str(script), where], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env)
+    assert p.stdout.readline().strip() == "iterating"
+    time.sleep(1.5 if where == "consumer" else 0.3)
+    t0 = time.perf_counter()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert "interrupted" in out, err
+    assert "extra threads 0" in out  # the C++ workers were joined
+    assert p.returncode == 0
+    assert time.perf_counter() - t0 < 30
