@@ -41,4 +41,5 @@ PYBIND11_MODULE(_C, m) {
   bind_dlpack_kernels(m);
   pyb::module_ sampling = m.def_submodule("sampling", "samplers (sampling/)");
   bind_sampling(sampling);
+  bind_subgraph_samplers(sampling);
 }

@@ -43,6 +43,7 @@ void bind_graph_ops(pyb::module_& m);
 void bind_dlpack_kernels(pyb::module_& m);
 // Sampling entry points, into the nodeweave._C.sampling submodule.
 void bind_sampling(pyb::module_& m);
+void bind_subgraph_samplers(pyb::module_& m);
 Tensor tensor_from_numpy(pyb::array arr);
 
 }  // namespace nodeweave::py
