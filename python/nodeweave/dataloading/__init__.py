@@ -9,3 +9,6 @@ from nodeweave.dataloading.base import (Sampler, BlockSampler, set_node_lazy_fea
 from nodeweave.dataloading.neighbor_sampler import (NeighborSampler, MultiLayerFullNeighborSampler,  # noqa: E402,F401
                                                     MultiLayerNeighborSampler)
 from nodeweave.dataloading.dataloader import DataLoader  # noqa: E402,F401
+from nodeweave.dataloading.cluster_gcn import ClusterGCNSampler  # noqa: E402,F401
+from nodeweave.dataloading.saint import SAINTSampler  # noqa: E402,F401
+from nodeweave.dataloading.shadow import ShaDowKHopSampler  # noqa: E402,F401
