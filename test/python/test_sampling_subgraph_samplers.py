@@ -450,6 +450,6 @@ def _run_example(name, *args):
 @pytest.mark.parametrize("script", ["cluster_gcn.py", "graphsaint.py"])
 def test_examples_learn_cora_in_short_mode(backend, script, tmp_path):
     # Cora: 7 classes, the largest holds about 30% of the test nodes.
-    acc = _run_example(script, "--dataset", "cora", "--epochs", "30", "--quiet", "--backend", backend,
-                       "--cache-dir", str(tmp_path))
+    extra = ["--cache-dir", str(tmp_path)] if script == "cluster_gcn.py" else []
+    acc = _run_example(script, "--dataset", "cora", "--epochs", "30", "--quiet", "--backend", backend, *extra)
     assert acc > 0.65
