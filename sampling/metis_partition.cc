@@ -99,10 +99,13 @@ std::vector<int64_t> metis_partition(const graph::RelationGraph& g, const MetisO
            opt.num_parts);
   NW_CHECK(opt.num_parts <= n, ValueError, fn, ": k (the number of parts) must be at most the ",
            "number of nodes, ", n, ", got ", opt.num_parts);
+  NW_CHECK(opt.seed >= 0 && opt.seed < std::numeric_limits<idx_t>::max(), ValueError, fn,
+           ": seed must be a non-negative ", sizeof(idx_t) * 8, "-bit integer for METIS, got ",
+           opt.seed);
   const int64_t ncon = opt.node_weights.empty() ? 0 : opt.num_constraints;
   if (!opt.node_weights.empty()) {
-    NW_CHECK(ncon >= 1 && static_cast<int64_t>(opt.node_weights.size()) == n * ncon, ValueError,
-             fn, ": node weights must hold num_nodes x num_constraints = ", n, " x ",
+    NW_CHECK(ncon >= 1 && static_cast<int64_t>(opt.node_weights.size()) == n * ncon, ValueError, fn,
+             ": node weights must hold num_nodes x num_constraints = ", n, " x ",
              opt.num_constraints, " values, got ", opt.node_weights.size());
     // Sums per constraint must fit METIS' idx_t as well (int64 cannot overflow here: at most
     // 2^31 nodes of weight below 2^31).
@@ -124,8 +127,8 @@ std::vector<int64_t> metis_partition(const graph::RelationGraph& g, const MetisO
   }
   SymmetricAdjacency adj = symmetric_adjacency(g);
   constexpr int64_t kMaxIdx = std::numeric_limits<idx_t>::max();
-  NW_CHECK(n < kMaxIdx && adj.indptr[n] < kMaxIdx, ValueError, fn, ": the graph (", n,
-           " nodes, ", adj.indptr[n], " symmetric adjacency entries) is too large for METIS' ",
+  NW_CHECK(n < kMaxIdx && adj.indptr[n] < kMaxIdx, ValueError, fn, ": the graph (", n, " nodes, ",
+           adj.indptr[n], " symmetric adjacency entries) is too large for METIS' ",
            sizeof(idx_t) * 8, "-bit indices");
   if (opt.num_parts == 1) return std::vector<int64_t>(static_cast<size_t>(n), 0);
 
@@ -153,8 +156,8 @@ std::vector<int64_t> metis_partition(const graph::RelationGraph& g, const MetisO
   if (status == METIS_ERROR_INPUT)
     throw ValueError(str_cat(fn, ": METIS rejected the input (", metis_status_name(status), ")"));
   if (status != METIS_OK)
-    throw std::runtime_error(str_cat(fn, ": METIS failed (", metis_status_name(status), ", code ",
-                                     status, ")"));
+    throw std::runtime_error(
+        str_cat(fn, ": METIS failed (", metis_status_name(status), ", code ", status, ")"));
   return std::vector<int64_t>(part.begin(), part.end());
 }
 

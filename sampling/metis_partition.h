@@ -19,7 +19,7 @@ struct MetisOptions {
   // METIS balances the sum of every column over the parts. Empty: each node weighs 1.
   std::vector<int64_t> node_weights;
   int64_t num_constraints = 0;
-  int64_t seed = 0;  // METIS_OPTION_SEED
+  int64_t seed = 0;  // METIS_OPTION_SEED, in [0, 2^31 - 1)
 };
 
 // The symmetric adjacency METIS reads: for every node its distinct neighbours along either edge

@@ -91,8 +91,8 @@ SaintSampler::SaintSampler(graph::RelationGraphPtr g, SaintConfig config)
     }
     case SaintMode::kWalk:
       NW_CHECK(n > 0, ValueError, fn, ": the graph has no nodes to start walks from");
-      NW_CHECK(config_.walk_length >= 0, ValueError, fn,
-               ": walk_length must be non-negative, got ", config_.walk_length);
+      NW_CHECK(config_.walk_length >= 0, ValueError, fn, ": walk_length must be non-negative, got ",
+               config_.walk_length);
       g_->out_csr();  // built now, not by the first batch
       break;
   }

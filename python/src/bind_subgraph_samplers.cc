@@ -57,7 +57,8 @@ void bind_subgraph_samplers(pyb::module_& m) {
         opt.num_parts = k;
         opt.mode = parse_metis_mode(mode);
         opt.seed = seed;
-        if (!node_weights.is_none()) opt.node_weights = weight_matrix(node_weights, &opt.num_constraints);
+        if (!node_weights.is_none())
+          opt.node_weights = weight_matrix(node_weights, &opt.num_constraints);
         std::vector<int64_t> part;
         {
           pyb::gil_scoped_release nogil;
@@ -101,10 +102,9 @@ estimated from pre-sampled sets; see sampling/saint_sampler.h.)doc")
               pyb::gil_scoped_release nogil;
               n = s.normalization(num_samples, key);
             }
-            return pyb::make_tuple(vector_to_numpy(std::move(n.node_count)),
-                                   vector_to_numpy(std::move(n.edge_count)),
-                                   doubles_to_numpy(std::move(n.loss_norm)),
-                                   doubles_to_numpy(std::move(n.aggr_norm)));
+            return pyb::make_tuple(
+                vector_to_numpy(std::move(n.node_count)), vector_to_numpy(std::move(n.edge_count)),
+                doubles_to_numpy(std::move(n.loss_norm)), doubles_to_numpy(std::move(n.aggr_norm)));
           },
           pyb::arg("num_samples"), pyb::arg("key"),
           "(node_count, edge_count, loss_norm, aggr_norm) over `num_samples` sets, set s keyed "

@@ -138,9 +138,9 @@ TEST(SaintSampler, WalkStepsFollowOutEdgesUniformly) {
 TEST(SaintSampler, SetsAreSortedDistinctAndThreadCountFree) {
   const Edges e = forward_graph(5000, 40000, 6);
   const int before = get_num_threads();
-  for (SaintConfig cfg : {SaintConfig{SaintMode::kNode, 20000, 0},
-                          SaintConfig{SaintMode::kEdge, 20000, 0},
-                          SaintConfig{SaintMode::kWalk, 3000, 4}}) {
+  for (SaintConfig cfg :
+       {SaintConfig{SaintMode::kNode, 20000, 0}, SaintConfig{SaintMode::kEdge, 20000, 0},
+        SaintConfig{SaintMode::kWalk, 3000, 4}}) {
     SaintSampler s(e.graph(), cfg);
     set_num_threads(1);
     const std::vector<int64_t> a = s.sample_nodes(99);
