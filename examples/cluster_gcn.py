@@ -4,7 +4,8 @@ subgraph induced by a few random parts, evaluation runs on the whole graph.
 Cora / Citeseer with the public Planetoid split: every node gets one self-loop, METIS makes
 ``--parts`` (default 32) parts with the training nodes balanced over them (``balance_ntypes`` =
 the training mask, so each part holds about the same number of labels), a batch is the union of
-``--parts-per-batch`` (default 4) random parts, so an epoch is 8 steps. The model is two GraphConv
+``--parts-per-batch`` (default 8) random parts, so an epoch is 4 steps (with 4 parts per batch,
+one seed of ten trained far slower: 81.1% ± 3.2 against 81.8% ± 1.1 with 8, over seeds 0-9). The model is two GraphConv
 layers (symmetric normalization within the subgraph; ``--model sage`` for SAGEConv 'gcn'),
 16 hidden units, dropout 0.5, Adam (lr 0.01, weight decay 5e-4), 100 epochs; the loss is the cross
 entropy of the batch's training nodes; the epoch with the best validation accuracy (full graph) is
@@ -56,7 +57,7 @@ def main() -> None:
     p.add_argument("--hidden", type=int, default=16)
     p.add_argument("--dropout", type=float, default=0.5)
     p.add_argument("--parts", type=int, default=32, help="METIS parts (k)")
-    p.add_argument("--parts-per-batch", type=int, default=4)
+    p.add_argument("--parts-per-batch", type=int, default=8)
     p.add_argument("--cache-dir", default=None, help="where the METIS parts are cached (default: a temporary "
                                                       "directory, so every process partitions anew)")
     p.add_argument("--num-workers", type=int, default=1, help="loader worker threads (0: no prefetching)")

@@ -142,7 +142,7 @@ std::vector<int64_t> metis_partition(const graph::RelationGraph& g, const MetisO
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = static_cast<idx_t>(opt.seed);
   options[METIS_OPTION_NUMBERING] = 0;
-  // An empty adjncy may come back as a null data() pointer, which METIS reads as "no graph".
+  // An edgeless graph's adjncy may have a null data(); METIS is handed a valid (unread) address.
   idx_t dummy = 0;
   idx_t* adjncy_ptr = adjncy.empty() ? &dummy : adjncy.data();
   int status;

@@ -323,6 +323,18 @@ def test_shadow_subgraph_is_induced_on_the_sampled_hops_with_seeds_first(backend
     assert len(inp) <= 3 + 3 * 2 + (3 + 3 * 2) * 3
 
 
+def test_shadow_prob_zero_edges_are_never_followed():
+    # Seed 0's in-neighbours 1..6; only 1..3 may be sampled. Nodes 4..6 have no other path to 0.
+    g = nw.graph(([1, 2, 3, 4, 5, 6, 7], [0, 0, 0, 0, 0, 0, 4]), num_nodes=8)
+    g.edata["p"] = nc.tensor(np.array([1.0, 2.0, 1.0, 0.0, 0.0, 0.0, 1.0]))
+    for seed in range(20):
+        inp, _, _ = ShaDowKHopSampler([2], prob="p").sample(g, [0], random_seed=seed)
+        nodes = set(np_of(inp).tolist())
+        assert len(nodes) == 3 and nodes <= {0, 1, 2, 3}
+        inp, _, _ = ShaDowKHopSampler([-1, 2], prob="p").sample(g, [0], random_seed=seed)
+        assert set(np_of(inp).tolist()) == {0, 1, 2, 3}  # the second hop takes every weighted edge
+
+
 def test_shadow_excluded_edges_are_neither_sampled_nor_kept():
     g = nw.graph(([1, 2, 3, 2, 1], [0, 0, 1, 1, 2]), num_nodes=4)
     _, _, sg = ShaDowKHopSampler([-1, -1]).sample(g, [0], exclude_eids=[3], random_seed=0)
