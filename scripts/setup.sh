@@ -8,7 +8,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 APT_PACKAGES=(build-essential cmake ninja-build ccache git python3 python3-venv python3-dev
-              libopenblas-openmp-dev libgtest-dev libdlpack-dev)
+              libopenblas-openmp-dev libgtest-dev libdlpack-dev libmetis-dev)
 PIP_PACKAGES=(numpy scipy networkx pytest pybind11 scikit-build-core torch tqdm matplotlib)
 
 log() { printf '\n== %s\n' "$*"; }

@@ -47,6 +47,7 @@ void bind_subgraph(pyb::module_& m);
 void bind_sampling(pyb::module_& m);
 void bind_negative_sampling(pyb::module_& m);
 void bind_random_walks(pyb::module_& m);
+void bind_subgraph_samplers(pyb::module_& m);
 Tensor tensor_from_numpy(pyb::array arr);
 
 }  // namespace nodeweave::py

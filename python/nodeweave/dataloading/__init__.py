@@ -12,3 +12,6 @@ from nodeweave.dataloading.dataloader import DataLoader  # noqa: E402,F401
 from nodeweave.dataloading import negative_sampler  # noqa: E402,F401
 from nodeweave.dataloading.labor_sampler import LaborSampler  # noqa: E402,F401
 from nodeweave.dataloading.edge_prediction import EdgePredictionSampler, as_edge_prediction_sampler  # noqa: E402,F401
+from nodeweave.dataloading.cluster_gcn import ClusterGCNSampler  # noqa: E402,F401
+from nodeweave.dataloading.saint import SAINTSampler  # noqa: E402,F401
+from nodeweave.dataloading.shadow import ShaDowKHopSampler  # noqa: E402,F401

@@ -1,0 +1,286 @@
+"""Cluster-GCN's sampler (Chiang et al., KDD 2019; DGL's ``dgl.dataloading.ClusterGCNSampler``):
+METIS splits the graph into ``k`` parts once; a batch is the subgraph induced by the union of a few
+parts, so most of each node's neighbours come along while the batch stays small.
+
+The parts are computed by ``sampling/metis_partition.cc`` (METIS on the symmetrized graph) and
+cached on disk; the :class:`~nodeweave.dataloading.DataLoader` then iterates over part ids:
+
+>>> import numpy as np, nodeweave as nw, tempfile, os
+>>> g = nw.sbm_graph([20, 20, 20], np.full((3, 3), 0.02) + np.eye(3) * 0.4, seed=0)
+>>> path = os.path.join(tempfile.mkdtemp(), "parts.npz")
+>>> sampler = nw.dataloading.ClusterGCNSampler(g, 3, cache_path=path)
+>>> sorted(len(sampler.part_nodes(p)) for p in range(3))
+[20, 20, 20]
+>>> loader = nw.dataloading.DataLoader(g, np.arange(3), sampler, batch_size=2, shuffle=True, seed=0)
+>>> [sg.num_nodes() for sg in loader]
+[40, 20]
+>>> nw.dataloading.ClusterGCNSampler(g, 3, cache_path=path).loaded_from_cache
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+from typing import Any, Sequence
+
+import numpy as np
+
+from nodeweave import _C, backend
+from nodeweave.dataloading.base import Sampler, set_edge_lazy_features, set_node_lazy_features
+from nodeweave.graph.heterograph import HeteroGraph, as_int_array
+from nodeweave.graph.transforms import node_subgraph
+
+__all__ = ["ClusterGCNSampler", "induced_subgraph_batch", "feature_list"]
+
+# Bumped whenever the cache layout or the partitioning it stands for changes.
+_CACHE_VERSION = 1
+
+
+def check_homogeneous(g: Any, fn: str) -> HeteroGraph:
+    """``g`` as a graph with one node type and one edge type (TypeError / ValueError otherwise)."""
+    if not isinstance(g, HeteroGraph):
+        raise TypeError(f"{fn}: g must be a nodeweave graph, got {type(g).__name__}")
+    if g.is_block:
+        raise ValueError(f"{fn}: g is a block; pass the graph the block came from")
+    if len(g.ntypes) != 1 or len(g.canonical_etypes) != 1:
+        raise ValueError(f"{fn}: g must have one node type and one edge type, got node types {g.ntypes} "
+                         f"and edge types {g.canonical_etypes}; convert it with nw.to_homogeneous")
+    return g
+
+
+def cpu_relation(g: HeteroGraph) -> Any:
+    """The C++ relation graph of a homogeneous ``g`` on the CPU (a cached host copy for GPU graphs)."""
+    ct = g.canonical_etypes[0]
+    return g._rels[ct] if g._device == "cpu" else g._host(ct)
+
+
+def feature_list(names: Any, arg: str) -> list[str] | None:
+    """A feature-name option as a list (None stays None: every feature); TypeError otherwise."""
+    if names is None:
+        return None
+    if isinstance(names, str):
+        return [names]
+    if isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names):
+        return list(names)
+    raise TypeError(f"{arg} must be a feature name or a list of names, got {names!r}")
+
+
+def _feature_names(names: Any, frame: Any, arg: str, what: str) -> list[str]:
+    """``names`` checked against ``frame`` (KeyError naming a missing one); None: every feature."""
+    if names is None:
+        return [k for k in frame if not k.startswith("_")]
+    out = feature_list(names, arg)
+    missing = [n for n in out if n not in frame]
+    if missing:
+        raise KeyError(f"{arg}: the graph has no {what} feature {missing[0]!r}")
+    return out
+
+
+def induced_subgraph_batch(g: HeteroGraph, nodes: np.ndarray, prefetch_ndata: Any = None,
+                           prefetch_edata: Any = None, output_device: Any = None) -> HeteroGraph:
+    """The subgraph of the homogeneous graph ``g`` induced by ``nodes`` (node ``i`` of it is
+    ``nodes[i]``), as the subgraph samplers return it: ``ndata[nw.NID]`` / ``edata[nw.EID]`` hold the
+    original ids, and the node (edge) features named by ``prefetch_ndata`` (``prefetch_edata``) are
+    gathered into it; None gathers every feature, ``[]`` none. Moved to ``output_device`` (default:
+    ``g``'s device).
+
+    The structure comes from :func:`nodeweave.node_subgraph` on a feature-less view of ``g``, so
+    features nobody asked for are never gathered.
+
+    >>> import nodeweave as nw, nodeweave.core as nc
+    >>> g = nw.graph(([0, 1, 2, 3], [1, 2, 3, 0]))
+    >>> g.ndata["x"], g.ndata["y"] = nc.arange(4), nc.zeros(4)
+    >>> sg = induced_subgraph_batch(g, [3, 0, 1], prefetch_ndata=["x"])
+    >>> [t.tolist() for t in sg.edges()], sg.ndata["x"].tolist(), "y" in sg.ndata
+    ([[1, 0], [2, 1]], [3, 0, 1], False)
+    """
+    ct = g.canonical_etypes[0]
+    nt = g.ntypes[0]
+    node_names = _feature_names(prefetch_ndata, g._node_frames[nt], "prefetch_ndata", "node")
+    edge_names = _feature_names(prefetch_edata, g._edge_frames[ct], "prefetch_edata", "edge")
+    bare = HeteroGraph._create({nt: g.num_nodes()}, {ct: g._rels[ct]}, device=g._device)
+    sg = node_subgraph(bare, nodes)
+    for name in node_names:
+        set_node_lazy_features(sg, g, name)
+    for name in edge_names:
+        set_edge_lazy_features(sg, g, name)
+    if output_device is not None:
+        device = backend.current().canonical_device(output_device)
+        if device != sg._device:
+            sg = sg.to(device)
+    return sg
+
+
+def _graph_digest(g: HeteroGraph) -> str:
+    """sha256 of the edge list (int64 src then dst, in edge-id order) and the node count."""
+    h = hashlib.sha256()
+    h.update(np.int64(g.num_nodes()).tobytes())
+    for t in g.edges():
+        h.update(np.ascontiguousarray(backend.of(t).to_numpy(t), dtype=np.int64).tobytes())
+    return h.hexdigest()
+
+
+def _write_cache(path: str, arrays: dict[str, np.ndarray]) -> None:
+    """Writes ``arrays`` as an .npz file at ``path`` atomically: into a temporary file beside it,
+    flushed to disk, then renamed over ``path``. On any failure the temporary file is removed and
+    ``path`` keeps its old content (or stays absent)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _read_cache(path: str, fingerprint: dict, n: int, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(partition_offset, partition_node_ids)`` from the cache at ``path`` when it holds the
+    partitions of this very graph and these options, else None (absent, unreadable, another graph
+    or inconsistent arrays). Never unpickles: the file is read with ``allow_pickle=False``."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            stored = json.loads(str(z["fingerprint"][()]))
+            offset = np.asarray(z["partition_offset"], dtype=np.int64)
+            node_ids = np.asarray(z["partition_node_ids"], dtype=np.int64)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, TypeError):
+        return None
+    if stored != fingerprint or offset.shape != (k + 1,) or node_ids.shape != (n,):
+        return None
+    if offset[0] != 0 or offset[-1] != n or np.any(np.diff(offset) < 0):
+        return None
+    if not np.array_equal(np.sort(node_ids), np.arange(n)):
+        return None
+    return offset, node_ids
+
+
+class ClusterGCNSampler(Sampler):
+    """Subgraphs induced by unions of METIS parts (Cluster-GCN).
+
+    Parameters
+    ----------
+    g : graph
+        A graph with one node type and one edge type. It is symmetrized for METIS (edges are read
+        in both directions; self-loops and repeats dropped).
+    k : int
+        Number of parts, ``1 <= k <= g.num_nodes()``.
+    cache_path : str or None
+        Where the parts are kept between runs (an ``.npz`` file whatever its name; DGL's default
+        name is kept). It also stores a fingerprint of the graph and the options (node and edge
+        counts, ``k``, a sha256 of the edge arrays, the balance options, ``mode``, ``seed``): a
+        cache of another graph or other options is recomputed and replaced. Written atomically.
+        None: no cache.
+    balance_ntypes : array of int, optional
+        A type per node (e.g. the training mask): METIS balances the count of every type over the
+        parts (one weight constraint per distinct value), as DGL.
+    balance_edges : bool
+        Also balance the in-degree sum (per type, when ``balance_ntypes`` is given).
+    mode : 'k-way' or 'recursive'
+        METIS' multilevel k-way partitioning or recursive bisection.
+    prefetch_ndata, prefetch_edata : list of str, optional
+        Node / edge features gathered into each subgraph (None: every feature; ``[]``: none).
+    output_device : optional
+        Device of the subgraphs (default: the graph's).
+    seed : int
+        METIS' random seed (``METIS_OPTION_SEED``), in ``[0, 2**31 - 1)``.
+
+    ``sample(g, partition_ids)`` returns the subgraph induced by the nodes of those parts, part by
+    part in the given order and by increasing node id within a part, with the original ids in
+    ``ndata[nw.NID]`` and ``edata[nw.EID]``.
+    """
+
+    def __init__(self, g: Any, k: int, cache_path: str | None = "cluster_gcn.pkl", balance_ntypes: Any = None,
+                 balance_edges: bool = False, mode: str = "k-way", prefetch_ndata: Sequence[str] | None = None,
+                 prefetch_edata: Sequence[str] | None = None, output_device: Any = None, *, seed: int = 0) -> None:
+        fn = "ClusterGCNSampler"
+        g = check_homogeneous(g, fn)
+        n = g.num_nodes()
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+            raise TypeError(f"{fn}: k must be an int, got {type(k).__name__}")
+        if k < 1:
+            raise ValueError(f"{fn}: k (the number of parts) must be >= 1, got {k}")
+        if k > n:
+            raise ValueError(f"{fn}: k (the number of parts) must be at most the number of nodes, {n}, got {k}")
+        if mode not in ("k-way", "recursive"):
+            raise ValueError(f"{fn}: mode must be 'k-way' or 'recursive', got {mode!r}")
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31 - 1:
+            raise ValueError(f"{fn}: seed must be an int in [0, 2**31 - 1), got {seed!r}")
+        self.k = int(k)
+        self.prefetch_ndata = feature_list(prefetch_ndata, "prefetch_ndata")
+        self.prefetch_edata = feature_list(prefetch_edata, "prefetch_edata")
+        self.output_device = output_device
+        self.cache_path = None if cache_path is None else os.fspath(cache_path)
+        weights = self._node_weights(g, balance_ntypes, bool(balance_edges))
+        fingerprint = {
+            "version": _CACHE_VERSION, "num_nodes": n, "num_edges": g.num_edges(), "k": self.k,
+            "edges_sha256": _graph_digest(g), "mode": mode, "balance_edges": bool(balance_edges),
+            "weights_sha256": None if weights is None else hashlib.sha256(weights.tobytes()).hexdigest(),
+            "seed": int(seed),
+        }
+        cached = None if self.cache_path is None else _read_cache(self.cache_path, fingerprint, n, self.k)
+        self.loaded_from_cache = cached is not None
+        if cached is None:
+            part = _C.sampling.metis_partition(cpu_relation(g), self.k, mode, weights, int(seed))
+            node_ids = np.argsort(part, kind="stable").astype(np.int64)
+            offset = np.zeros(self.k + 1, np.int64)
+            np.cumsum(np.bincount(part, minlength=self.k), out=offset[1:])
+            if self.cache_path is not None:
+                _write_cache(self.cache_path, {"fingerprint": np.array(json.dumps(fingerprint, sort_keys=True)),
+                                               "partition_offset": offset, "partition_node_ids": node_ids})
+            cached = (offset, node_ids)
+        self.partition_offset, self.partition_node_ids = cached
+        self._num_nodes = n
+
+    @staticmethod
+    def _node_weights(g: HeteroGraph, balance_ntypes: Any, balance_edges: bool) -> np.ndarray | None:
+        """METIS' multi-constraint weights as DGL builds them: a 0/1 column per distinct value of
+        ``balance_ntypes``, then in-degree column(s) when ``balance_edges``."""
+        n = g.num_nodes()
+        cols = []
+        types = None
+        if balance_ntypes is not None:
+            b = backend.of(balance_ntypes)
+            types = np.asarray(b.to_numpy(balance_ntypes) if b is not None else balance_ntypes).reshape(-1)
+            if types.shape != (n,):
+                raise ValueError(f"ClusterGCNSampler: balance_ntypes must hold one value per node ({n}), "
+                                 f"got shape {types.shape}")
+            cols = [(types == t).astype(np.int64) for t in np.unique(types)]
+        if balance_edges:
+            deg = g.in_degrees()
+            deg = backend.of(deg).to_numpy(deg).astype(np.int64)
+            cols += [deg] if types is None else [np.where(types == t, deg, 0) for t in np.unique(types)]
+        return np.ascontiguousarray(np.stack(cols, 1)) if cols else None
+
+    def part_nodes(self, part: int) -> np.ndarray:
+        """Node ids of part ``part`` in increasing order (a NumPy view)."""
+        if not 0 <= part < self.k:
+            raise IndexError(f"part must be in [0, {self.k}), got {part}")
+        return self.partition_node_ids[self.partition_offset[part]:self.partition_offset[part + 1]]
+
+    def sample(self, g: Any, partition_ids: Any, *, random_seed: int | None = None) -> HeteroGraph:
+        """The subgraph induced by the union of parts ``partition_ids`` (distinct ids in
+        ``[0, k)``). ``random_seed`` is accepted for the sampler protocol and unused: the batch is
+        a pure function of the parts."""
+        fn = "ClusterGCNSampler.sample"
+        g = check_homogeneous(g, fn)
+        if g.num_nodes() != self._num_nodes:
+            raise ValueError(f"{fn}: g has {g.num_nodes()} nodes but the parts were computed for a graph "
+                             f"of {self._num_nodes}")
+        ids, _ = as_int_array(partition_ids, "partition_ids")
+        bad = (ids < 0) | (ids >= self.k)
+        if bad.any():
+            raise IndexError(f"{fn}: partition_ids must be in [0, {self.k}), got {int(ids[bad][0])}")
+        if len(np.unique(ids)) != len(ids):
+            raise ValueError(f"{fn}: partition_ids must be distinct, got {ids.tolist()}")
+        nodes = np.concatenate([self.part_nodes(int(p)) for p in ids]) if len(ids) else np.zeros(0, np.int64)
+        return induced_subgraph_batch(g, nodes, self.prefetch_ndata, self.prefetch_edata, self.output_device)
