@@ -6,7 +6,6 @@ behave as for neighbour sampling. Bad input raises naming the argument."""
 
 import numpy as np
 import pytest
-import scipy.stats
 
 import nodeweave as nw
 import nodeweave.backend as nwb

@@ -30,89 +30,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from nodeweave import _C, backend
-from nodeweave.dataloading.base import Sampler, set_edge_lazy_features, set_node_lazy_features
+from nodeweave.dataloading.base import Sampler
+from nodeweave.dataloading.subgraph_batch import check_homogeneous, cpu_relation, feature_list, induced_subgraph_batch
 from nodeweave.graph.heterograph import HeteroGraph, as_int_array
-from nodeweave.graph.transforms import node_subgraph
 
 __all__ = ["ClusterGCNSampler", "induced_subgraph_batch", "feature_list"]
 
 # Bumped whenever the cache layout or the partitioning it stands for changes.
 _CACHE_VERSION = 1
-
-
-def check_homogeneous(g: Any, fn: str) -> HeteroGraph:
-    """``g`` as a graph with one node type and one edge type (TypeError / ValueError otherwise)."""
-    if not isinstance(g, HeteroGraph):
-        raise TypeError(f"{fn}: g must be a nodeweave graph, got {type(g).__name__}")
-    if g.is_block:
-        raise ValueError(f"{fn}: g is a block; pass the graph the block came from")
-    if len(g.ntypes) != 1 or len(g.canonical_etypes) != 1:
-        raise ValueError(f"{fn}: g must have one node type and one edge type, got node types {g.ntypes} "
-                         f"and edge types {g.canonical_etypes}; convert it with nw.to_homogeneous")
-    return g
-
-
-def cpu_relation(g: HeteroGraph) -> Any:
-    """The C++ relation graph of a homogeneous ``g`` on the CPU (a cached host copy for GPU graphs)."""
-    ct = g.canonical_etypes[0]
-    return g._rels[ct] if g._device == "cpu" else g._host(ct)
-
-
-def feature_list(names: Any, arg: str) -> list[str] | None:
-    """A feature-name option as a list (None stays None: every feature); TypeError otherwise."""
-    if names is None:
-        return None
-    if isinstance(names, str):
-        return [names]
-    if isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names):
-        return list(names)
-    raise TypeError(f"{arg} must be a feature name or a list of names, got {names!r}")
-
-
-def _feature_names(names: Any, frame: Any, arg: str, what: str) -> list[str]:
-    """``names`` checked against ``frame`` (KeyError naming a missing one); None: every feature."""
-    if names is None:
-        return [k for k in frame if not k.startswith("_")]
-    out = feature_list(names, arg)
-    missing = [n for n in out if n not in frame]
-    if missing:
-        raise KeyError(f"{arg}: the graph has no {what} feature {missing[0]!r}")
-    return out
-
-
-def induced_subgraph_batch(g: HeteroGraph, nodes: np.ndarray, prefetch_ndata: Any = None,
-                           prefetch_edata: Any = None, output_device: Any = None) -> HeteroGraph:
-    """The subgraph of the homogeneous graph ``g`` induced by ``nodes`` (node ``i`` of it is
-    ``nodes[i]``), as the subgraph samplers return it: ``ndata[nw.NID]`` / ``edata[nw.EID]`` hold the
-    original ids, and the node (edge) features named by ``prefetch_ndata`` (``prefetch_edata``) are
-    gathered into it; None gathers every feature, ``[]`` none. Moved to ``output_device`` (default:
-    ``g``'s device).
-
-    The structure comes from :func:`nodeweave.node_subgraph` on a feature-less view of ``g``, so
-    features nobody asked for are never gathered.
-
-    >>> import nodeweave as nw, nodeweave.core as nc
-    >>> g = nw.graph(([0, 1, 2, 3], [1, 2, 3, 0]))
-    >>> g.ndata["x"], g.ndata["y"] = nc.arange(4), nc.zeros(4)
-    >>> sg = induced_subgraph_batch(g, [3, 0, 1], prefetch_ndata=["x"])
-    >>> [t.tolist() for t in sg.edges()], sg.ndata["x"].tolist(), "y" in sg.ndata
-    ([[1, 0], [2, 1]], [3, 0, 1], False)
-    """
-    ct = g.canonical_etypes[0]
-    nt = g.ntypes[0]
-    node_names = _feature_names(prefetch_ndata, g._node_frames[nt], "prefetch_ndata", "node")
-    edge_names = _feature_names(prefetch_edata, g._edge_frames[ct], "prefetch_edata", "edge")
-    bare = HeteroGraph._create({nt: g.num_nodes()}, {ct: g._rels[ct]}, device=g._device)
-    sg = node_subgraph(bare, nodes)
-    for name in node_names:
-        set_node_lazy_features(sg, g, name)
-    for name in edge_names:
-        set_edge_lazy_features(sg, g, name)
-    if output_device is not None:
-        device = backend.current().canonical_device(output_device)
-        if device != sg._device:
-            sg = sg.to(device)
-    return sg
 
 
 def _graph_digest(g: HeteroGraph) -> str:

@@ -44,7 +44,7 @@ import numpy as np
 
 from nodeweave import _C, backend
 from nodeweave.dataloading.base import Sampler
-from nodeweave.dataloading.cluster_gcn import check_homogeneous, cpu_relation, feature_list, induced_subgraph_batch
+from nodeweave.dataloading.subgraph_batch import check_homogeneous, cpu_relation, feature_list, induced_subgraph_batch
 from nodeweave.graph.heterograph import HeteroGraph
 from nodeweave.graph.transforms import EID, NID
 from nodeweave.sampling._seed import resolve_seed

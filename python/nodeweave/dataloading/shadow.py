@@ -24,11 +24,11 @@ import numpy as np
 
 from nodeweave import backend
 from nodeweave.dataloading.base import Sampler
-from nodeweave.dataloading.cluster_gcn import check_homogeneous, feature_list, induced_subgraph_batch
+from nodeweave.dataloading.subgraph_batch import check_homogeneous, feature_list, induced_subgraph_batch
 from nodeweave.dataloading.neighbor_sampler import NeighborSampler
 from nodeweave.graph.heterograph import HeteroGraph
 from nodeweave.graph.transforms import EID, edge_subgraph
-from nodeweave.sampling.neighbor import excluded_edges
+from nodeweave.graph.id_sets import edge_sets
 
 __all__ = ["ShaDowKHopSampler"]
 
@@ -74,7 +74,7 @@ class ShaDowKHopSampler(Sampler):
         nodes = backend.of(input_nodes).to_numpy(input_nodes).astype(np.int64)
         sg = induced_subgraph_batch(g, nodes, self.prefetch_node_feats, self.prefetch_edge_feats, None)
         if exclude_eids is not None:
-            excl = excluded_edges(g, exclude_eids)[g.canonical_etypes[0]]
+            excl = edge_sets(g, exclude_eids, "exclude_eids")[g.canonical_etypes[0]]
             orig = backend.of(sg.edata[EID]).to_numpy(sg.edata[EID])
             drop = np.isin(orig, excl)
             if drop.any():

@@ -22,8 +22,7 @@ import numpy as np
 
 from nodeweave import backend
 from nodeweave.graph.frame import Frame
-from nodeweave.graph.heterograph import HeteroGraph, RelationGraph, as_int_array, check_range
-from nodeweave.graph.id_sets import edge_sets, node_sets  # noqa: F401 - re-exported for the transforms
+from nodeweave.graph.heterograph import HeteroGraph, RelationGraph
 
 NID = "_ID"
 """Feature name of original node ids (DGL's ``dgl.NID``)."""

@@ -16,8 +16,8 @@ import numpy as np
 from nodeweave import _C, backend
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import HeteroGraph
-from nodeweave.graph.transforms._common import (_check_graph, _coo, _homo_types, _node_graphs, node_sets,
-                                                _rebuild)
+from nodeweave.graph.transforms._common import (_check_graph, _coo, _homo_types, _node_graphs, _rebuild)
+from nodeweave.graph.id_sets import node_sets
 from nodeweave.graph.transforms.subgraph import node_subgraph
 
 __all__ = ["khop_in_subgraph", "khop_out_subgraph", "khop_graph"]

@@ -26,8 +26,8 @@ import numpy as np
 from nodeweave import _C
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import HeteroGraph, RelationGraph
-from nodeweave.graph.transforms._common import (EID, NID, Canonical, _check_graph, _check_unique,
-                                                edge_sets, _ids, node_sets, _to_device)
+from nodeweave.graph.transforms._common import (EID, NID, Canonical, _check_graph, _check_unique, _ids, _to_device)
+from nodeweave.graph.id_sets import edge_sets, node_sets
 
 __all__ = ["node_subgraph", "edge_subgraph", "in_subgraph", "out_subgraph", "compact_graphs"]
 
