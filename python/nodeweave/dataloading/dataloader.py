@@ -314,7 +314,9 @@ class _NativeIterator:
         self._cpp = _C.sampling.Loader(
             sampler.native_sampler(g), types, loader._id_col[order], loader.batch_size, loader.drop_last,
             _C.sampling.derive_key(loader.seed, epoch), feats, workers, loader.prefetch_depth,
-            max(1, core.get_num_threads() // workers), g._idtype_name,
+            # The training loop keeps a share of the threads: each worker samples with
+            # threads / (workers + 1) of them.
+            max(1, core.get_num_threads() // (workers + 1)), g._idtype_name,
             getattr(sampler, "batch_dependency", 1))
 
     def __iter__(self) -> "_NativeIterator":
