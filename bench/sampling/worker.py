@@ -3,8 +3,8 @@
 Systems:
 - ``nodeweave``: ``NeighborSampler.sample`` (one C++ call per batch: every layer sampled and
   compacted into blocks), called in a loop;
-- ``nodeweave-loader``: nodeweave's ``DataLoader`` over the same seeds (C++ worker thread sampling
-  ahead; ``--workers`` threads);
+- ``nodeweave-loader``: nodeweave's ``DataLoader`` over the same seeds, one C++ worker thread per
+  ``--threads`` (each samples its own batches with one thread);
 - ``dgl``: ``dgl.sampling.sample_neighbors`` + ``dgl.to_block`` per layer, the loop DGL's own
   ``NeighborSampler.sample_blocks`` runs, called in a loop;
 - ``dgl-loader``: ``dgl.dataloading.DataLoader`` with ``dgl.dataloading.NeighborSampler``
@@ -100,8 +100,9 @@ class NodeweaveSystem(System):
         edges = 0
         if self.loader:
             seeds = np.concatenate(seed_batches)
+            # Throughput: one worker per thread, each sampling its own batches with one thread.
             loader = self.nw.dataloading.DataLoader(self.g, seeds, sampler, batch_size=len(seed_batches[0]),
-                                                    num_workers=WORKERS, seed=0)
+                                                    num_workers=THREADS, seed=0)
             for _, _, blocks in loader:
                 edges += sum(b.num_edges() for b in blocks)
             return edges
@@ -248,7 +249,7 @@ def epoch_nodeweave(arrays, train, batch_size, reps, backend):
     opt = optim.Adam(model.parameters(), lr=0.003)
     sampler = nw.dataloading.NeighborSampler([10, 10], prefetch_node_feats=["feat"], prefetch_labels=["label"])
     loader = nw.dataloading.DataLoader(g, train, sampler, batch_size=batch_size, shuffle=True, seed=0,
-                                       num_workers=WORKERS)
+                                       num_workers=WORKERS)  # None: the DataLoader's default
 
     def one_epoch():
         for _, _, blocks in loader:
@@ -283,7 +284,8 @@ def main() -> None:
     p.add_argument("--graph", required=True, help="a .npz cache file of bench/peers/graphs.py")
     p.add_argument("--task", choices=["sample", "epoch"], default="sample")
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--workers", type=int, default=1, help="nodeweave loader worker threads")
+    p.add_argument("--workers", type=int, default=None,
+                   help="nodeweave DataLoader workers in the epoch task (default: the DataLoader's own)")
     p.add_argument("--fanouts", default="15,10,5;25,10")
     p.add_argument("--batch-size", type=int, default=1024)
     p.add_argument("--batches", type=int, default=20)

@@ -469,6 +469,8 @@ def test_native_loader_gives_the_batches_of_the_plain_path(backend_name):
         it = iter(loader)
         if workers:
             assert isinstance(it, _NativeIterator)
+        else:
+            assert not isinstance(it, (_NativeIterator, _PrefetchIterator))
         runs[workers] = []
         for input_nodes, output_nodes, blocks in it:
             np.testing.assert_array_equal(np_of(blocks[0].srcdata["x"]), np_of(g.ndata["x"])[np_of(input_nodes)])
@@ -481,7 +483,7 @@ def test_native_loader_gives_the_batches_of_the_plain_path(backend_name):
         def sample_blocks(self, g, seeds, exclude_eids=None, *, random_seed=None):
             return super().sample_blocks(g, seeds, exclude_eids, random_seed=random_seed)
 
-    it = iter(DataLoader(g, np.arange(2000), Custom([4, 2]), batch_size=300, shuffle=True, seed=5))
+    it = iter(DataLoader(g, np.arange(2000), Custom([4, 2]), batch_size=300, shuffle=True, seed=5, num_workers=1))
     assert isinstance(it, _PrefetchIterator)
     _same_epochs(runs[0], [(np_of(i).copy(), np_of(o).copy(), [np_of(b.edata[nw.EID]).copy() for b in bl])
                            for i, o, bl in it])

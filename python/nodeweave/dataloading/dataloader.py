@@ -32,6 +32,17 @@ from nodeweave.graph.heterograph import HeteroGraph, as_int_array
 __all__ = ["DataLoader"]
 
 
+def default_num_workers() -> int:
+    """One background worker when it does not take a core from the training step (see
+    :class:`DataLoader`), else 0."""
+    import os
+
+    from nodeweave import core
+
+    spare = core.get_num_threads() < (os.cpu_count() or 1)
+    return 1 if spare or backend.current().name == "pytorch" else 0
+
+
 def _index_sets(indices: Any, g: HeteroGraph) -> tuple[dict | None, np.ndarray, np.ndarray]:
     """Seeds as ``(types, type_of_each, id_of_each)``: ``types`` is None for a plain id list,
     else the ordered keys of the dict (node or edge types)."""
@@ -67,8 +78,12 @@ class DataLoader:
         As ``torch.utils.data.DataLoader``.
     device : optional
         Where the blocks and features go (default: the graph's device).
-    num_workers : int
-        Background worker threads (0: sample in the calling thread, no prefetching).
+    num_workers : int, optional
+        Background worker threads (0: sample in the calling thread, no prefetching). Default: one
+        worker when a core is free for it (nodeweave's thread count below the machine's cores) or
+        on the pytorch backend, else 0. On a machine whose cores the training step already keeps
+        busy, a worker only takes cycles from it; on the pytorch backend a worker also keeps
+        nodeweave's OpenMP pool out of torch's (two OpenMP runtimes in one thread contend).
     prefetch_depth : int
         Batches prepared ahead at most (default ``2 * max(num_workers, 1)``).
     seed : int, optional
@@ -78,7 +93,7 @@ class DataLoader:
 
     def __init__(self, graph: Any, indices: Any, graph_sampler: Any, device: Any = None,
                  batch_size: int = 1, shuffle: bool = False, drop_last: bool = False,
-                 num_workers: int = 1, prefetch_depth: int | None = None, seed: int | None = None,
+                 num_workers: int | None = None, prefetch_depth: int | None = None, seed: int | None = None,
                  use_uva: bool = False, **kwargs: Any) -> None:
         from nodeweave.sampling._seed import resolve_seed
 
@@ -87,6 +102,8 @@ class DataLoader:
         if not callable(getattr(graph_sampler, "sample", None)):
             raise TypeError(f"graph_sampler must have a sample(g, indices) method, got "
                             f"{type(graph_sampler).__name__}")
+        if num_workers is None:
+            num_workers = default_num_workers()
         for name, v, low in (("batch_size", batch_size, 1), ("num_workers", num_workers, 0)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
                 raise ValueError(f"{name} must be an int >= {low}, got {v!r}")
@@ -227,8 +244,14 @@ class _PrefetchIterator:
         return self
 
     def __next__(self) -> Any:
-        if self._next >= self._n:
+        try:
+            return self._next_batch()
+        except BaseException:  # StopIteration, a sampler's error, Ctrl-C: stop the workers first
             self.close()
+            raise
+
+    def _next_batch(self) -> Any:
+        if self._next >= self._n:
             raise StopIteration
         shared = self._shared
         with shared.cv:
@@ -239,7 +262,6 @@ class _PrefetchIterator:
             shared.taken = self._next
             shared.cv.notify_all()
         if not ok:
-            self.close()
             raise item
         return item
 
@@ -326,14 +348,20 @@ class _NativeIterator:
         return self._loader.__len__()
 
     def __next__(self) -> Any:
-        from nodeweave.dataloading.neighbor_sampler import finish_blocks
-        from nodeweave.graph.block import block_from_parts
-
+        # Any exception on the way (Ctrl-C included, wherever it lands) stops the workers first:
+        # the traceback keeps this iterator alive, so waiting for its collection would leave them
+        # running while the caller handles the exception.
         try:
-            item = self._cpp.next()
+            return self._next_batch()
         except BaseException:
             self.close()
             raise
+
+    def _next_batch(self) -> Any:
+        from nodeweave.dataloading.neighbor_sampler import finish_blocks
+        from nodeweave.graph.block import block_from_parts
+
+        item = self._cpp.next()
         if item is None:
             self.close()
             raise StopIteration
