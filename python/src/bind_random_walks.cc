@@ -107,10 +107,12 @@ void bind_random_walks(pyb::module_& m) {
           opt.restart_prob = restart_prob.cast<double>();
         opt.return_eids = return_eids;
         opt.seed = seed;
+        // The view reads the array's dtype, a Python object: before the GIL is released.
+        const ArrayView start_view = view_of(starts, DType::Int64);
         sampling::WalkTraces out;
         {
           pyb::gil_scoped_release nogil;
-          out = sampling::random_walk(with_csr(in), view_of(starts, DType::Int64), opt);
+          out = sampling::random_walk(with_csr(in), start_view, opt);
         }
         const int64_t n = out.num_walks, len = out.length;
         pyb::object eids = return_eids ? pyb::object(matrix(std::move(out.eids), n, len))
@@ -137,10 +139,11 @@ void bind_random_walks(pyb::module_& m) {
         opt.walk_length = walk_length;
         opt.return_eids = return_eids;
         opt.seed = seed;
+        const ArrayView start_view = view_of(starts, DType::Int64);
         sampling::WalkTraces out;
         {
           pyb::gil_scoped_release nogil;
-          out = sampling::node2vec_walk(with_csr(in)[0], view_of(starts, DType::Int64), opt);
+          out = sampling::node2vec_walk(with_csr(in)[0], start_view, opt);
         }
         const int64_t n = out.num_walks, len = out.length;
         pyb::object eids = return_eids ? pyb::object(matrix(std::move(out.eids), n, len))
@@ -166,10 +169,11 @@ void bind_random_walks(pyb::module_& m) {
         opt.num_random_walks = num_random_walks;
         opt.num_neighbors = num_neighbors;
         opt.seed = seed;
+        const ArrayView seed_view = view_of(seed_ids, DType::Int64);
         sampling::PinSageNeighbors out;
         {
           pyb::gil_scoped_release nogil;
-          out = sampling::pinsage_neighbors(with_csr(in), view_of(seed_ids, DType::Int64), opt);
+          out = sampling::pinsage_neighbors(with_csr(in), seed_view, opt);
         }
         return pyb::make_tuple(vector_to_numpy(std::move(out.src)),
                                vector_to_numpy(std::move(out.dst)),
