@@ -144,21 +144,8 @@ LaborEdges sample_labors(const graph::CompressedArrays& adj, int64_t num_rows, c
   NW_CHECK(opt.importance_sampling >= -1, ValueError, fn,
            ": importance_sampling must be -1 (until converged) or a number of rounds >= 0, got ",
            opt.importance_sampling);
-  NW_CHECK(seeds.dtype == DType::Int32 || seeds.dtype == DType::Int64, TypeError, fn,
-           ": nodes must hold int32 or int64 ids, got ", dtype_name(seeds.dtype));
-  NW_CHECK(seeds.shape.size() == 1, ValueError, fn, ": nodes must be one-dimensional");
-  const int64_t n = seeds.shape[0];
-  std::vector<int64_t> ids(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t v = seeds.dtype == DType::Int32 ? seeds.ptr<int32_t>()[i] : seeds.ptr<int64_t>()[i];
-    NW_CHECK(v >= 0 && v < num_rows, IndexError, fn, ": nodes[", i, "] = ", v,
-             " is out of range: the relation has ", num_rows, " nodes on that side");
-    ids[static_cast<size_t>(i)] = v;
-  }
-  if (opt.weights.data) check_edge_weights(fn, "prob", opt.weights, adj.indices.length);
-  NW_CHECK(std::is_sorted(opt.exclude.begin(), opt.exclude.end()), ValueError, fn,
-           ": exclude must be sorted");
-  return sample_labors_unchecked(adj, ids.data(), n, opt);
+  const std::vector<int64_t> ids = checked_seeds(fn, adj, num_rows, seeds, opt.weights, opt.exclude);
+  return sample_labors_unchecked(adj, ids.data(), static_cast<int64_t>(ids.size()), opt);
 }
 
 }  // namespace nodeweave::sampling

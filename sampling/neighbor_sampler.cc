@@ -247,10 +247,9 @@ SampledEdges sample_neighbors_unchecked(const graph::CompressedArrays& adj, cons
   return sample_typed<int64_t>(adj, seeds, num_seeds, opt);
 }
 
-SampledEdges sample_neighbors(const graph::CompressedArrays& adj, int64_t num_rows,
-                              const ArrayView& seeds, const NeighborSampleOptions& opt) {
-  const char* fn = "sample_neighbors";
-  check_fanout(fn, "fanout", opt.fanout);
+std::vector<int64_t> checked_seeds(const char* fn, const graph::CompressedArrays& adj, int64_t num_rows,
+                                   const ArrayView& seeds, const ArrayView& weights,
+                                   const std::vector<int64_t>& exclude) {
   NW_CHECK(adj.indptr.device().is_cpu(), ValueError, fn,
            ": the graph must be on the CPU, got ", adj.indptr.device().str());
   NW_CHECK(seeds.device.is_cpu(), ValueError, fn, ": nodes must be on the CPU");
@@ -266,10 +265,17 @@ SampledEdges sample_neighbors(const graph::CompressedArrays& adj, int64_t num_ro
              " is out of range: the relation has ", num_rows, " nodes on that side");
     ids[static_cast<size_t>(i)] = v;
   }
-  if (opt.weights.data) check_edge_weights(fn, "prob", opt.weights, adj.indices.length);
-  NW_CHECK(std::is_sorted(opt.exclude.begin(), opt.exclude.end()), ValueError, fn,
-           ": exclude must be sorted");
-  return sample_neighbors_unchecked(adj, ids.data(), n, opt);
+  if (weights.data) check_edge_weights(fn, "prob", weights, adj.indices.length);
+  NW_CHECK(std::is_sorted(exclude.begin(), exclude.end()), ValueError, fn, ": exclude must be sorted");
+  return ids;
+}
+
+SampledEdges sample_neighbors(const graph::CompressedArrays& adj, int64_t num_rows,
+                              const ArrayView& seeds, const NeighborSampleOptions& opt) {
+  const char* fn = "sample_neighbors";
+  check_fanout(fn, "fanout", opt.fanout);
+  const std::vector<int64_t> ids = checked_seeds(fn, adj, num_rows, seeds, opt.weights, opt.exclude);
+  return sample_neighbors_unchecked(adj, ids.data(), static_cast<int64_t>(ids.size()), opt);
 }
 
 }  // namespace nodeweave::sampling

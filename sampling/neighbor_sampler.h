@@ -63,4 +63,12 @@ SampledEdges sample_neighbors_unchecked(const graph::CompressedArrays& adj,
 // Validation shared by every caller: fanout >= -1 (ValueError naming `name`).
 void check_fanout(const char* fn, const char* name, int64_t fanout);
 
+// The checks every single-relation sampler entry makes, then the seeds as int64: the graph and the
+// seeds on the CPU, seeds a contiguous 1-D int32/int64 array with ids in [0, num_rows)
+// (IndexError naming the first that is not), weights (when given) valid for the relation, and the
+// exclusions sorted.
+std::vector<int64_t> checked_seeds(const char* fn, const graph::CompressedArrays& adj, int64_t num_rows,
+                                   const ArrayView& seeds, const ArrayView& weights,
+                                   const std::vector<int64_t>& exclude);
+
 }  // namespace nodeweave::sampling
