@@ -49,8 +49,21 @@ fi
 log "building (jobs: $JOBS)"
 cmake --build build -j "$JOBS"
 
+# nodeweave itself goes into .venv as an editable install: `import nodeweave` (and, once there are
+# any, its console scripts) work in the venv without PYTHONPATH and follow the sources in python/.
+# CMake above already wrote the extension into python/nodeweave, so pip builds nothing
+# (wheel.cmake=false) and only writes the metadata and the import hook. Redone when pyproject.toml
+# changes (entry points) or the checkout moves.
+editable_stamp="$ROOT/.venv/.nodeweave-editable"
+editable_want="$ROOT $(sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1)"
+if [ ! -f "$editable_stamp" ] || [ "$(cat "$editable_stamp")" != "$editable_want" ]; then
+  log "installing nodeweave into .venv (editable)"
+  "$PY" -m pip install -q --no-build-isolation --no-deps -e "$ROOT" -Cwheel.cmake=false \
+    -Ceditable.mode=inplace
+  echo "$editable_want" > "$editable_stamp"
+fi
+
 export NODEWEAVE_ROOT="$ROOT"
-export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
 if [ -z "${NODEWEAVE_DATA_DIR:-}" ] && [ -d "$ROOT/../shared/data" ]; then
   export NODEWEAVE_DATA_DIR="$(cd "$ROOT/../shared/data" && pwd)"
 fi

@@ -22,13 +22,20 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 log "Python fuzz and bad-input tests against the ASan + UBSan build of _C"
 # A copy of the package with the instrumented extension; the sanitizer runtimes are preloaded because
 # the Python interpreter itself is not instrumented. Leak checking is off: CPython keeps objects
-# alive until exit by design.
+# alive until exit by design. `python -S` skips site-packages' .pth files: the editable install's
+# import hook would otherwise send `import nodeweave` to python/ (and its uninstrumented _C) ahead
+# of PYTHONPATH; the venv's packages come in through PYTHONPATH instead.
+SITE_PACKAGES="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 rm -rf build-asan/pytree && mkdir -p build-asan/pytree
 cp -r python/nodeweave build-asan/pytree/
 rm -f build-asan/pytree/nodeweave/_C*.so && cp build-asan/pyext/_C*.so build-asan/pytree/nodeweave/
-LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)" \
-  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  PYTHONPATH="$ROOT/build-asan/pytree" "$PY" -m pytest -q -p no:cacheprovider \
+ASAN_ENV=(LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+          ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+          PYTHONPATH="$ROOT/build-asan/pytree:$SITE_PACKAGES")
+# The run must import the instrumented copy, not python/: stop here if it would not.
+env "${ASAN_ENV[@]}" "$PY" -S -c \
+  'import nodeweave; assert "build-asan" in nodeweave.__file__, nodeweave.__file__'
+env "${ASAN_ENV[@]}" "$PY" -S -m pytest -q -p no:cacheprovider \
   test/python/test_graph_fuzz_construct.py test/python/test_graph_io_fuzz.py test/python/test_graph_io.py \
   test/python/test_graph_kernels.py test/python/test_graph_construct.py test/python/test_sampling_fuzz.py
 
