@@ -46,6 +46,7 @@ def _pin_threads() -> int:
 
 THREADS = _pin_threads()
 
+import abc  # noqa: E402
 import argparse  # noqa: E402
 import json  # noqa: E402
 import resource  # noqa: E402
@@ -63,14 +64,12 @@ def parse_fanouts(s: str) -> list[list[int]]:
     return [[int(x) for x in part.split(",")] for part in s.split(";") if part]
 
 
-class System:
-    """Builds its graph from the cached arrays; ``run_sample`` returns the edges sampled."""
+class System(abc.ABC):
+    """Built from the cached arrays (``System(arrays)``); ``run_sample`` returns the edges sampled."""
 
-    def __init__(self, arrays: dict, weighted: bool) -> None:
-        raise NotImplementedError
-
+    @abc.abstractmethod
     def run_sample(self, seed_batches: list, fanouts: list[int], weighted: bool) -> int:
-        raise NotImplementedError
+        """Samples every batch with ``fanouts`` and returns the number of block edges."""
 
 
 class NodeweaveSystem(System):
@@ -221,14 +220,14 @@ def epoch_nodeweave(arrays, train, batch_size, reps, backend):
 
         torch.set_num_threads(THREADS)
         torch.manual_seed(0)
-        T, F, optim = torch, torch.nn.functional, torch.optim
+        F, optim = torch.nn.functional, torch.optim
         g.ndata["feat"] = torch.from_numpy(arrays["feat"])
         g.ndata["label"] = torch.from_numpy(arrays["label"])
         model = torch_sage(arrays["feat"].shape[1], int(arrays["label"].max()) + 1, SAGEConv)
     else:
         from nodeweave.nn.native import SAGEConv
 
-        T, F, optim = nc, nc.nn.functional, nc.optim
+        F, optim = nc.nn.functional, nc.optim
         g.ndata["feat"] = nc.from_numpy(arrays["feat"])
         g.ndata["label"] = nc.from_numpy(arrays["label"])
 

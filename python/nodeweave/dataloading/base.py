@@ -9,6 +9,7 @@ index, so a run is repeatable bit for bit at any thread count.
 
 from __future__ import annotations
 
+import abc
 from typing import Any, Sequence
 
 import numpy as np
@@ -20,12 +21,13 @@ __all__ = ["Sampler", "BlockSampler", "set_node_lazy_features", "set_edge_lazy_f
            "set_src_lazy_features", "set_dst_lazy_features"]
 
 
-class Sampler:
+class Sampler(abc.ABC):
     """Base class of graph samplers: ``sample(g, indices, *, random_seed=None)`` returns what the
     :class:`~nodeweave.dataloading.DataLoader` yields for one batch."""
 
+    @abc.abstractmethod
     def sample(self, g: Any, indices: Any, *, random_seed: int | None = None) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} must define sample(g, indices)")
+        """One batch's output for the seed ``indices`` of graph ``g``."""
 
 
 def _names(x: Any, arg: str) -> list[str]:
@@ -55,9 +57,10 @@ class BlockSampler(Sampler):
         self.prefetch_edge_feats = _names(prefetch_edge_feats, "prefetch_edge_feats")
         self.output_device = output_device
 
+    @abc.abstractmethod
     def sample_blocks(self, g: Any, seed_nodes: Any, exclude_eids: Any = None, *,
                       random_seed: int | None = None) -> tuple[Any, Any, list]:
-        raise NotImplementedError(f"{type(self).__name__} must define sample_blocks")
+        """``(input_nodes, output_nodes, blocks)`` for the seeds, blocks input layer first."""
 
     def sample(self, g: Any, seed_nodes: Any, exclude_eids: Any = None, *,
                random_seed: int | None = None) -> tuple[Any, Any, list]:

@@ -20,13 +20,16 @@ True
 
 from __future__ import annotations
 
+import abc
+
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from nodeweave import _C
-from nodeweave.graph.heterograph import HeteroGraph, as_int_array, check_range
+from nodeweave.graph.heterograph import HeteroGraph
+from nodeweave.graph.id_sets import edge_sets
 from nodeweave.sampling._seed import resolve_seed
 from nodeweave.sampling.negative import global_uniform_negative_sampling
 
@@ -41,11 +44,12 @@ def _check_k(k: Any) -> int:
     return int(k)
 
 
-class _BaseNegativeSampler:
+class _BaseNegativeSampler(abc.ABC):
     """Dispatch of ``__call__`` over edge types; subclasses implement :meth:`_generate`."""
 
+    @abc.abstractmethod
     def _generate(self, g: HeteroGraph, eids: np.ndarray, ct: tuple, seed: int, stream: int):
-        raise NotImplementedError
+        """``(src, dst)`` NumPy arrays of the negatives of edges ``eids`` of type ``ct``."""
 
     def __call__(self, g: HeteroGraph, eids: Any, *, random_seed: int | None = None):
         """Negative pairs for the positive edges ``eids`` (ids, or ``{etype: ids}``).
@@ -55,25 +59,12 @@ class _BaseNegativeSampler:
         if not isinstance(g, HeteroGraph):
             raise TypeError(f"g must be a nodeweave graph, got {type(g).__name__}")
         seed = resolve_seed(random_seed)
+        sets = edge_sets(g, eids, "eids")
         if isinstance(eids, Mapping):
-            out = {}
-            for et, ids in eids.items():
-                ct = g.to_canonical_etype(et)
-                out[ct] = self._generate(g, self._edge_ids(g, ids, ct, f"eids[{et!r}]"), ct, seed,
-                                         g.canonical_etypes.index(ct))
-            return out
-        if len(g.canonical_etypes) != 1:
-            raise ValueError(f"eids must be a dict {{etype: ids}} for a graph with "
-                             f"{len(g.canonical_etypes)} edge types, got {type(eids).__name__}")
+            given = [g.to_canonical_etype(et) for et in eids]
+            return {ct: self._generate(g, sets[ct], ct, seed, g.canonical_etypes.index(ct)) for ct in given}
         ct = g.canonical_etypes[0]
-        return self._generate(g, self._edge_ids(g, eids, ct, "eids"), ct, seed, 0)
-
-    @staticmethod
-    def _edge_ids(g: HeteroGraph, ids: Any, ct: tuple, name: str) -> np.ndarray:
-        arr, _ = as_int_array(ids, name)
-        check_range(arr, g.num_edges(ct), name, "edges" if len(g.canonical_etypes) == 1
-                    else f"edges of type {ct!r}")
-        return arr
+        return self._generate(g, sets[ct], ct, seed, 0)
 
 
 class PerSourceUniform(_BaseNegativeSampler):
