@@ -26,14 +26,14 @@
 namespace nodeweave::sampling {
 
 // A feature table to gather rows from: `rows` rows of `row_bytes` bytes each, contiguous, on the
-// CPU. `owner` keeps the memory alive for as long as the loader may read it.
+// CPU. The caller keeps the memory alive for as long as the loader runs (the Python side holds the
+// arrays, and nothing here may release a Python object without the GIL).
 struct FeatureSource {
   int node_type = 0;
   bool of_outputs = false;  // rows of the output nodes (labels) instead of the input nodes
   const uint8_t* data = nullptr;
   int64_t rows = 0;
   int64_t row_bytes = 0;
-  std::shared_ptr<void> owner;
 };
 
 struct Gathered {

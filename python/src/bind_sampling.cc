@@ -156,8 +156,7 @@ void bind_sampling(pyb::module_& m) {
   m.def(
       "to_block",
       [](const std::vector<pyb::handle>& dst_nodes, const std::vector<pyb::tuple>& relations,
-         bool include_dst_in_src, const std::string& idtype) {
-        const DType dt = parse_idtype(idtype);
+         bool include_dst_in_src, const std::vector<int64_t>& num_nodes) {
         std::vector<std::vector<int64_t>> dst;
         for (pyb::handle h : dst_nodes) dst.push_back(int64_vector(h, "dst_nodes"));
         std::vector<std::vector<int64_t>> src_ids, dst_ids;
@@ -184,17 +183,18 @@ void bind_sampling(pyb::module_& m) {
         graph::BlockCompaction c;
         {
           pyb::gil_scoped_release nogil;
-          c = graph::compact_block(dst, edges, /*dst_is_position=*/false, include_dst_in_src);
+          c = graph::compact_block(dst, edges, /*dst_is_position=*/false, include_dst_in_src,
+                                   num_nodes.empty() ? nullptr : &num_nodes);
         }
-        (void)dt;
         return pyb::make_tuple(numpy_lists(std::move(c.src_nodes)),
                                numpy_lists(std::move(c.src_local)),
                                numpy_lists(std::move(c.dst_local)));
       },
       pyb::arg("dst_nodes"), pyb::arg("relations"), pyb::arg("include_dst_in_src"),
-      pyb::arg("idtype") = "int64",
+      pyb::arg("num_nodes") = std::vector<int64_t>{},
       "Block compaction: (source nodes per type, local source ids per relation, local "
-      "destination ids per relation). relations: (src_type, dst_type, src, dst) in global ids.");
+      "destination ids per relation). relations: (src_type, dst_type, src, dst) in global ids; "
+      "num_nodes (per type, optional) lets the relabelling use a dense table.");
 
   pyb::class_<BlockSampler, std::shared_ptr<BlockSampler>>(m, "BlockSampler", R"doc(
 Multi-layer neighbour sampling fused with block compaction, configured once per graph and sampler.)doc")

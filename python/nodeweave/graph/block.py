@@ -256,7 +256,8 @@ def to_block(g: HeteroGraph, dst_nodes: Any = None, include_dst_in_src: bool = T
     for ct in g.canonical_etypes:
         s, d = g._coo(ct)
         relations.append((ntypes.index(ct[0]), ntypes.index(ct[2]), s, d))
-    src_list, src_local, dst_local = _C.sampling.to_block(dst_list, relations, include_dst_in_src)
+    src_list, src_local, dst_local = _C.sampling.to_block(dst_list, relations, include_dst_in_src,
+                                                          [counts[nt] for nt in ntypes])
     if src_nodes is not None:
         want = _ids_by_type(src_nodes, ntypes, "src_nodes", counts)
         for i, nt in enumerate(ntypes):

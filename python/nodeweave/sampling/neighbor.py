@@ -57,7 +57,7 @@ def fanout_value(f: Any, name: str = "fanout") -> int:
 
 def edge_weights(g: HeteroGraph, ct: tuple, feature: Any, arg: str) -> np.ndarray | None:
     """The edge feature ``feature`` of ``ct`` as a 1-D NumPy array of weights (float or bool), or
-    None. Negative, NaN or infinite values raise ValueError naming ``arg``."""
+    None. (The samplers reject negative, NaN or infinite values, naming ``prob``.)"""
     if feature is None:
         return None
     if not isinstance(feature, str):
@@ -76,13 +76,9 @@ def edge_weights(g: HeteroGraph, ct: tuple, feature: Any, arg: str) -> np.ndarra
         return np.ascontiguousarray(arr)
     if arr.dtype.kind not in "fiu":
         raise TypeError(f"{arg}: edge feature {feature!r} must be numeric or bool, got {arr.dtype}")
-    arr = np.ascontiguousarray(arr, dtype=np.float32 if arr.dtype == np.float32 else np.float64)
-    bad = ~np.isfinite(arr) | (arr < 0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{arg}: edge feature {feature!r} must be finite and non-negative, got "
-                         f"{arr[i]} for edge {i}")
-    return arr
+    # Finite, non-negative values are checked by the C++ sampler that reads them (once per call,
+    # or once per NeighborSampler and graph).
+    return np.ascontiguousarray(arr, dtype=np.float32 if arr.dtype == np.float32 else np.float64)
 
 
 def sample_neighbors(g: HeteroGraph, nodes: Any, fanout: Any, edge_dir: str = "in", prob: str | None = None,
