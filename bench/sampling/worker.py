@@ -158,20 +158,20 @@ class DGLLoaderSystem(DGLSystem):
 # ----------------------------------------------------------------------------- the epoch task
 
 
-def torch_sage(in_feats: int, n_classes: int, conv_cls):
-    import torch
+def sage_model(nn_mod, relu, conv_cls, in_feats: int, n_classes: int):
+    """The benchmark's two-layer GraphSAGE, written once for torch.nn or nodeweave.core.nn."""
 
-    class SAGE(torch.nn.Module):
+    class SAGE(nn_mod.Module):
         def __init__(self):
             super().__init__()
-            self.layers = torch.nn.ModuleList([conv_cls(in_feats, 64, "mean"), conv_cls(64, n_classes, "mean")])
+            self.layers = nn_mod.ModuleList([conv_cls(in_feats, 64, "mean"), conv_cls(64, n_classes, "mean")])
 
         def forward(self, blocks, x):
             h = x
             for i, (layer, b) in enumerate(zip(self.layers, blocks)):
                 h = layer(b, h)
                 if i == 0:
-                    h = torch.relu(h)
+                    h = relu(h)
             return h
 
     return SAGE()
@@ -188,7 +188,7 @@ def epoch_dgl(arrays, train, batch_size, reps):
     g.create_formats_()
     g.ndata["feat"] = torch.from_numpy(arrays["feat"])
     g.ndata["label"] = torch.from_numpy(arrays["label"])
-    model = torch_sage(g.ndata["feat"].shape[1], int(arrays["label"].max()) + 1, SAGEConv)
+    model = sage_model(torch.nn, torch.relu, SAGEConv, g.ndata["feat"].shape[1], int(arrays["label"].max()) + 1)
     opt = torch.optim.Adam(model.parameters(), lr=0.003)
     sampler = dgl.dataloading.NeighborSampler([10, 10], prefetch_node_feats=["feat"], prefetch_labels=["label"])
     loader = dgl.dataloading.DataLoader(g, torch.from_numpy(train), sampler, batch_size=batch_size,
@@ -223,7 +223,7 @@ def epoch_nodeweave(arrays, train, batch_size, reps, backend):
         F, optim = torch.nn.functional, torch.optim
         g.ndata["feat"] = torch.from_numpy(arrays["feat"])
         g.ndata["label"] = torch.from_numpy(arrays["label"])
-        model = torch_sage(arrays["feat"].shape[1], int(arrays["label"].max()) + 1, SAGEConv)
+        model = sage_model(torch.nn, torch.relu, SAGEConv, arrays["feat"].shape[1], int(arrays["label"].max()) + 1)
     else:
         from nodeweave.nn.native import SAGEConv
 
@@ -231,20 +231,7 @@ def epoch_nodeweave(arrays, train, batch_size, reps, backend):
         g.ndata["feat"] = nc.from_numpy(arrays["feat"])
         g.ndata["label"] = nc.from_numpy(arrays["label"])
 
-        class SAGE(nc.nn.Module):
-            def __init__(self, in_feats, n_classes):
-                super().__init__()
-                self.layers = nc.nn.ModuleList([SAGEConv(in_feats, 64, "mean"), SAGEConv(64, n_classes, "mean")])
-
-            def forward(self, blocks, x):
-                h = x
-                for i, (layer, b) in enumerate(zip(self.layers, blocks)):
-                    h = layer(b, h)
-                    if i == 0:
-                        h = F.relu(h)
-                return h
-
-        model = SAGE(arrays["feat"].shape[1], int(arrays["label"].max()) + 1)
+        model = sage_model(nc.nn, nc.relu, SAGEConv, arrays["feat"].shape[1], int(arrays["label"].max()) + 1)
     opt = optim.Adam(model.parameters(), lr=0.003)
     sampler = nw.dataloading.NeighborSampler([10, 10], prefetch_node_feats=["feat"], prefetch_labels=["label"])
     loader = nw.dataloading.DataLoader(g, train, sampler, batch_size=batch_size, shuffle=True, seed=0,
