@@ -32,7 +32,6 @@ class DenseIdMap {
     }
     return l;
   }
-  int64_t size() const { return static_cast<int64_t>(ids_.size()); }
   void prefetch(int64_t id) const {
     if (id >= 0 && id < limit_) __builtin_prefetch(local_.data() + id);
   }

@@ -43,7 +43,7 @@ def default_num_workers() -> int:
     return 1 if spare or backend.current().name == "pytorch" else 0
 
 
-def _index_sets(indices: Any, g: HeteroGraph) -> tuple[dict | None, np.ndarray, np.ndarray]:
+def _index_sets(indices: Any) -> tuple[dict | None, np.ndarray, np.ndarray]:
     """Seeds as ``(types, type_of_each, id_of_each)``: ``types`` is None for a plain id list,
     else the ordered keys of the dict (node or edge types)."""
     if isinstance(indices, dict):
@@ -124,7 +124,7 @@ class DataLoader:
         self.prefetch_depth = int(prefetch_depth)
         self.device = device
         self.seed = resolve_seed(seed)
-        self._types, self._type_col, self._id_col = _index_sets(indices, graph)
+        self._types, self._type_col, self._id_col = _index_sets(indices)
         if len(self._id_col) == 0:
             raise ValueError("indices must not be empty: give at least one seed")
         self._epoch = 0
