@@ -50,12 +50,14 @@ class DenseIdMap {
   int64_t limit_ = 0;
 };
 
-// The source maps of one call: dense tables of the thread when node counts are known, else hash
-// maps. Dense tables are reset on the way out, also when a check throws.
-class SourceMaps {
+}  // namespace
+
+// The source maps of one compaction: dense tables of the constructing thread when node counts are
+// known, else hash maps. Dense tables are reset on the way out, also when a check throws.
+class SourceCompactor::Maps {
  public:
-  SourceMaps(int num_types, const std::vector<int64_t>* num_nodes, int64_t expected)
-      : dense_(num_nodes != nullptr) {
+  Maps(int num_types, const std::vector<int64_t>* num_nodes, int64_t expected)
+      : dense_(num_nodes != nullptr), num_types_(num_types) {
     if (dense_) {
       thread_local std::vector<DenseIdMap> pool;
       if (static_cast<int>(pool.size()) < num_types) pool.resize(static_cast<size_t>(num_types));
@@ -65,9 +67,8 @@ class SourceMaps {
       hashed_.resize(static_cast<size_t>(num_types));
       for (auto& m : hashed_) m.reset(expected);
     }
-    num_types_ = num_types;
   }
-  ~SourceMaps() {
+  ~Maps() {
     if (dense_)
       for (int t = 0; t < num_types_; ++t) (*pool_)[static_cast<size_t>(t)].clear();
   }
@@ -83,40 +84,67 @@ class SourceMaps {
 
  private:
   bool dense_;
-  int num_types_ = 0;
+  int num_types_;
   std::vector<DenseIdMap>* pool_ = nullptr;
   std::vector<IdHashMap> hashed_;
 };
 
-}  // namespace
+SourceCompactor::SourceCompactor(const std::vector<std::vector<int64_t>>& dst_nodes,
+                                 bool include_dst_in_src, const std::vector<int64_t>* num_nodes,
+                                 int64_t expected_edges)
+    : num_types_(static_cast<int>(dst_nodes.size())) {
+  NW_CHECK(!num_nodes || static_cast<int>(num_nodes->size()) == num_types_, ValueError,
+           "to_block: num_nodes must give one count per node type");
+  maps_ = std::make_unique<Maps>(num_types_, num_nodes, expected_edges / std::max(num_types_, 1));
+  if (!include_dst_in_src) return;
+  // Sources start with the destinations, position for position: a repeated destination would
+  // shift every later one, so it is refused whatever the edges' form.
+  for (int t = 0; t < num_types_; ++t) {
+    const auto& dst = dst_nodes[static_cast<size_t>(t)];
+    for (size_t i = 0; i < dst.size(); ++i) {
+      NW_CHECK(dst[i] >= 0, ValueError, "to_block: dst_nodes hold a negative id ", dst[i]);
+      NW_CHECK(maps_->insert(t, dst[i]) == static_cast<int64_t>(i), ValueError,
+               "to_block: dst_nodes must be unique, but node ", dst[i], " appears twice");
+    }
+  }
+}
+
+SourceCompactor::~SourceCompactor() = default;
+
+void SourceCompactor::add(int src_type, const int64_t* src, int64_t n, std::vector<int64_t>& out) {
+  const size_t base = out.size();
+  out.resize(base + static_cast<size_t>(n));
+  int64_t* sl = out.data() + base;
+  // The table is larger than the cache and the ids are scattered: look 16 edges ahead.
+  for (int64_t e = 0; e < n; ++e) {
+    if (e + 16 < n) maps_->prefetch(src_type, src[e + 16]);
+    sl[e] = maps_->insert(src_type, src[e]);
+  }
+}
+
+std::vector<std::vector<int64_t>> SourceCompactor::take_src_nodes() {
+  std::vector<std::vector<int64_t>> out(static_cast<size_t>(num_types_));
+  for (int t = 0; t < num_types_; ++t) out[static_cast<size_t>(t)] = maps_->ids(t);
+  return out;
+}
 
 BlockCompaction compact_block(const std::vector<std::vector<int64_t>>& dst_nodes,
                               const std::vector<BlockEdgesIn>& relations, bool dst_is_position,
                               bool include_dst_in_src, const std::vector<int64_t>* num_nodes) {
   const int num_types = static_cast<int>(dst_nodes.size());
-  NW_CHECK(!num_nodes || static_cast<int>(num_nodes->size()) == num_types, ValueError,
-           "to_block: num_nodes must give one count per node type");
   int64_t edges = 0;
   for (const BlockEdgesIn& r : relations) edges += r.num_edges;
+  SourceCompactor sources(dst_nodes, include_dst_in_src, num_nodes, edges);
   std::vector<IdHashMap> dst_maps(dst_is_position ? 0 : num_types);
-  SourceMaps src_maps(num_types, num_nodes, edges / std::max(num_types, 1));
-  for (int t = 0; t < num_types; ++t) {
+  for (int t = 0; t < num_types && !dst_is_position; ++t) {
     const auto& dst = dst_nodes[static_cast<size_t>(t)];
     const int64_t n = static_cast<int64_t>(dst.size());
-    if (!dst_is_position) dst_maps[static_cast<size_t>(t)].reset(n);
+    dst_maps[static_cast<size_t>(t)].reset(n);
     for (int64_t i = 0; i < n; ++i) {
       const int64_t v = dst[static_cast<size_t>(i)];
       NW_CHECK(v >= 0, ValueError, "to_block: dst_nodes hold a negative id ", v);
-      if (!dst_is_position) {
-        NW_CHECK(dst_maps[static_cast<size_t>(t)].insert(v) == i, ValueError,
-                 "to_block: dst_nodes must be unique, but node ", v, " appears twice");
-      }
-      // Sources start with the destinations, position for position: a repeated destination
-      // would shift every later one, so it is refused whatever the edges' form.
-      if (include_dst_in_src) {
-        NW_CHECK(src_maps.insert(t, v) == i, ValueError, "to_block: dst_nodes must be unique, but node ",
-                 v, " appears twice");
-      }
+      NW_CHECK(dst_maps[static_cast<size_t>(t)].insert(v) == i, ValueError,
+               "to_block: dst_nodes must be unique, but node ", v, " appears twice");
     }
   }
   BlockCompaction out;
@@ -124,14 +152,8 @@ BlockCompaction compact_block(const std::vector<std::vector<int64_t>>& dst_nodes
   out.dst_local.resize(relations.size());
   for (size_t r = 0; r < relations.size(); ++r) {
     const BlockEdgesIn& rel = relations[r];
-    auto& sl = out.src_local[r];
+    sources.add(rel.src_type, rel.src, rel.num_edges, out.src_local[r]);
     auto& dl = out.dst_local[r];
-    sl.resize(static_cast<size_t>(rel.num_edges));
-    // The table is larger than the cache and the ids are scattered: look 16 edges ahead.
-    for (int64_t e = 0; e < rel.num_edges; ++e) {
-      if (e + 16 < rel.num_edges) src_maps.prefetch(rel.src_type, rel.src[e + 16]);
-      sl[static_cast<size_t>(e)] = src_maps.insert(rel.src_type, rel.src[e]);
-    }
     if (dst_is_position) {
       dl.assign(rel.dst, rel.dst + rel.num_edges);
     } else {
@@ -145,8 +167,7 @@ BlockCompaction compact_block(const std::vector<std::vector<int64_t>>& dst_nodes
       }
     }
   }
-  out.src_nodes.resize(static_cast<size_t>(num_types));
-  for (int t = 0; t < num_types; ++t) out.src_nodes[static_cast<size_t>(t)] = src_maps.ids(t);
+  out.src_nodes = sources.take_src_nodes();
   return out;
 }
 

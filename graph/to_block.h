@@ -6,6 +6,7 @@
 // pure function of the input.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "graph/relation_graph.h"
@@ -37,6 +38,30 @@ BlockCompaction compact_block(const std::vector<std::vector<int64_t>>& dst_nodes
                               const std::vector<BlockEdgesIn>& relations, bool dst_is_position,
                               bool include_dst_in_src = true,
                               const std::vector<int64_t>* num_nodes = nullptr);
+
+// compact_block's source relabelling, fed edge by edge: a sampler hands it each chunk of sampled
+// sources as soon as the chunk is ready, in edge order, and the result is that of compact_block
+// over all of them. Calls must not overlap, but may come from different threads: the dense tables
+// are those of the constructing thread, which must stay inside the call that uses the compactor.
+class SourceCompactor {
+ public:
+  // `dst_nodes` (unique, else ValueError) start every type's sources when `include_dst_in_src`.
+  // `num_nodes` as for compact_block (null: hash maps sized for `expected_edges`).
+  SourceCompactor(const std::vector<std::vector<int64_t>>& dst_nodes, bool include_dst_in_src,
+                  const std::vector<int64_t>* num_nodes, int64_t expected_edges);
+  ~SourceCompactor();
+  SourceCompactor(const SourceCompactor&) = delete;
+  SourceCompactor& operator=(const SourceCompactor&) = delete;
+  // Appends the local ids of `n` sources of type `src_type` to `out`.
+  void add(int src_type, const int64_t* src, int64_t n, std::vector<int64_t>& out);
+  // Every type's sources in local-id order (global ids); ends the compaction.
+  std::vector<std::vector<int64_t>> take_src_nodes();
+
+ private:
+  class Maps;
+  std::unique_ptr<Maps> maps_;
+  int num_types_;
+};
 
 // The relation graph of one block relation from compacted edges grouped by destination (as the
 // samplers emit them: dst_local non-decreasing). Its in-edge CSC is built straight from the groups,

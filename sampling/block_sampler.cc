@@ -69,61 +69,61 @@ std::vector<SampledBlock> BlockSampler::sample(const std::vector<std::vector<int
     const uint64_t layer_key = derive_key(key, static_cast<uint64_t>(layer));
     std::vector<SampledEdges> sampled(config_.relations.size());
     std::vector<std::vector<double>> weights(config_.relations.size());
-    std::vector<graph::BlockEdgesIn> edges;
+    std::vector<std::vector<int64_t>> src_local(config_.relations.size());
     const bool labor = config_.kind == BlockSamplerKind::Labor;
+    // Sources are relabelled over the relations in order, each relation's in edge order (as
+    // compact_block does); neighbour sampling feeds each chunk in as soon as it is sampled.
+    graph::SourceCompactor compactor(dst, true, &config_.num_nodes, 0);
+    std::vector<int> src_types(config_.relations.size()), seed_types(config_.relations.size());
     for (size_t r = 0; r < config_.relations.size(); ++r) {
       const RelationInput& rel = config_.relations[r];
       // In-edges: seeds are the relation's destinations; out-edges: its sources, and the block's
       // edges run from the sampled neighbour to the seed.
       const int seed_type = config_.edge_dir_out ? rel.src_type : rel.dst_type;
       const int nbr_type = config_.edge_dir_out ? rel.dst_type : rel.src_type;
+      src_types[r] = nbr_type;
+      seed_types[r] = seed_type;
       const int64_t fanout = config_.fanouts[static_cast<size_t>(layer)][r];
       const auto& s = dst[static_cast<size_t>(seed_type)];
-      if (fanout != 0 && !s.empty()) {
-        const int64_t n = static_cast<int64_t>(s.size());
-        if (labor) {
-          // One variate per neighbour node, shared by every relation that reaches its type (and
-          // by every layer with layer_dependency).
-          LaborOptions lo;
-          lo.fanout = fanout;
-          lo.weights = rel.weights;
-          lo.importance_sampling = config_.importance_sampling;
-          if (r < exclude.size()) lo.exclude = exclude[r];
-          lo.variate_key = derive_key(config_.layer_dependency ? key : layer_key,
-                                      static_cast<uint64_t>(nbr_type) + 0x9000);
-          LaborEdges le = sample_labors_unchecked(*adj_[r], s.data(), n, lo);
-          weights[r] = std::move(le.weight);
-          sampled[r] = std::move(static_cast<SampledEdges&>(le));
-        } else {
-          NeighborSampleOptions opt;
-          opt.fanout = fanout;
-          opt.replace = config_.replace;
-          opt.weights = rel.weights;
-          opt.weighted_rows = weighted_[r].get();
-          if (r < exclude.size()) opt.exclude = exclude[r];
-          opt.key = derive_key(layer_key, r);
-          sampled[r] = sample_neighbors_unchecked(*adj_[r], s.data(), n, opt);
-        }
+      if (fanout == 0 || s.empty()) continue;
+      const int64_t n = static_cast<int64_t>(s.size());
+      if (labor) {
+        // One variate per neighbour node, shared by every relation that reaches its type (and
+        // by every layer with layer_dependency).
+        LaborOptions lo;
+        lo.fanout = fanout;
+        lo.weights = rel.weights;
+        lo.importance_sampling = config_.importance_sampling;
+        if (r < exclude.size()) lo.exclude = exclude[r];
+        lo.variate_key = derive_key(config_.layer_dependency ? key : layer_key,
+                                    static_cast<uint64_t>(nbr_type) + 0x9000);
+        LaborEdges le = sample_labors_unchecked(*adj_[r], s.data(), n, lo);
+        weights[r] = std::move(le.weight);
+        sampled[r] = std::move(static_cast<SampledEdges&>(le));
+        compactor.add(nbr_type, sampled[r].neighbor.data(), sampled[r].size(), src_local[r]);
+      } else {
+        NeighborSampleOptions opt;
+        opt.fanout = fanout;
+        opt.replace = config_.replace;
+        opt.weights = rel.weights;
+        opt.weighted_rows = weighted_[r].get();
+        if (r < exclude.size()) opt.exclude = exclude[r];
+        opt.key = derive_key(layer_key, r);
+        sample_neighbors_streamed(*adj_[r], s.data(), n, opt, [&](SampledEdges&& part) {
+          compactor.add(nbr_type, part.neighbor.data(), part.size(), src_local[r]);
+          sampled[r].append(std::move(part));
+        });
       }
-      graph::BlockEdgesIn in;
-      in.src_type = nbr_type;
-      in.dst_type = seed_type;
-      in.src = sampled[r].neighbor.data();
-      in.dst = sampled[r].seed_pos.data();
-      in.num_edges = sampled[r].size();
-      edges.push_back(in);
     }
-    graph::BlockCompaction c =
-        graph::compact_block(dst, edges, /*dst_is_position=*/true, true, &config_.num_nodes);
     SampledBlock& b = blocks[static_cast<size_t>(layer)];
     b.dst_nodes = dst;
-    b.src_nodes = std::move(c.src_nodes);
+    b.src_nodes = compactor.take_src_nodes();
     for (size_t r = 0; r < sampled.size(); ++r) {
-      const graph::BlockEdgesIn& in = edges[r];
+      // The edges' destinations are already positions among the seeds (their local ids).
       b.graphs.push_back(graph::block_relation(
-          static_cast<int64_t>(b.src_nodes[static_cast<size_t>(in.src_type)].size()),
-          static_cast<int64_t>(dst[static_cast<size_t>(in.dst_type)].size()), c.src_local[r],
-          c.dst_local[r], idtype));
+          static_cast<int64_t>(b.src_nodes[static_cast<size_t>(src_types[r])].size()),
+          static_cast<int64_t>(dst[static_cast<size_t>(seed_types[r])].size()),
+          src_local[r], sampled[r].seed_pos, idtype));
       b.eids.push_back(std::move(sampled[r].eid));
       if (labor) b.edge_weights.push_back(std::move(weights[r]));
     }

@@ -31,6 +31,9 @@ struct Scratch {
 // large graph; issued early, they overlap instead of queuing (measured on R-MAT 2^20).
 constexpr int64_t kRowAhead = 16;
 constexpr int64_t kEmitLag = 8;
+// Seeds per chunk of the parallel loop: small enough that threads stay busy on skewed degrees and
+// the sink's serial work overlaps the sampling, large enough that the prefetch lags fill.
+constexpr int64_t kSeedsPerChunk = 256;
 
 bool is_excluded(const std::vector<int64_t>& exclude, int64_t eid) {
   return !exclude.empty() && std::binary_search(exclude.begin(), exclude.end(), eid);
@@ -181,13 +184,13 @@ void pick_row(const Id* eids, int64_t row, int64_t begin, int64_t d, CounterRng&
 }
 
 template <typename Id>
-SampledEdges sample_typed(const graph::CompressedArrays& adj, const int64_t* seeds,
-                          int64_t num_seeds, const NeighborSampleOptions& opt) {
+void sample_typed(const graph::CompressedArrays& adj, const int64_t* seeds, int64_t num_seeds,
+                  const NeighborSampleOptions& opt, const EdgeSink& sink) {
   const Id* indptr = adj.indptr.data<Id>();
   const Id* indices = adj.indices.data<Id>();
   const Id* eids = adj.eids.data<Id>();
-  // Each chunk fills its own lists, joined in seed order.
-  auto parts = ordered_chunks<SampledEdges>(num_seeds, 256, [&](int64_t b, int64_t e) {
+  // Each chunk of seeds fills its own lists, handed to the sink in seed order.
+  auto produce = [&](int64_t b, int64_t e) {
     SampledEdges local;
     if (opt.fanout >= 0) {  // growing the lists page by page costs more than the sampling
       const size_t guess = static_cast<size_t>((e - b) * opt.fanout);
@@ -230,8 +233,8 @@ SampledEdges sample_typed(const graph::CompressedArrays& adj, const int64_t* see
     }
     for (int64_t i = std::max(b, e - kEmitLag); i < e; ++i) emit(ring[i % kEmitLag]);
     return local;
-  });
-  return join_chunks(std::move(parts));
+  };
+  ordered_pipeline<SampledEdges>(num_seeds, kSeedsPerChunk, produce, sink);
 }
 
 }  // namespace
@@ -241,10 +244,21 @@ void check_fanout(const char* fn, const char* name, int64_t fanout) {
            " must be -1 (every neighbour) or a non-negative count, got ", fanout);
 }
 
+void sample_neighbors_streamed(const graph::CompressedArrays& adj, const int64_t* seeds,
+                               int64_t num_seeds, const NeighborSampleOptions& opt,
+                               const EdgeSink& sink) {
+  if (adj.indptr.dtype == DType::Int32)
+    sample_typed<int32_t>(adj, seeds, num_seeds, opt, sink);
+  else
+    sample_typed<int64_t>(adj, seeds, num_seeds, opt, sink);
+}
+
 SampledEdges sample_neighbors_unchecked(const graph::CompressedArrays& adj, const int64_t* seeds,
                                         int64_t num_seeds, const NeighborSampleOptions& opt) {
-  if (adj.indptr.dtype == DType::Int32) return sample_typed<int32_t>(adj, seeds, num_seeds, opt);
-  return sample_typed<int64_t>(adj, seeds, num_seeds, opt);
+  SampledEdges out;
+  sample_neighbors_streamed(adj, seeds, num_seeds, opt,
+                            [&](SampledEdges&& part) { out.append(std::move(part)); });
+  return out;
 }
 
 std::vector<int64_t> checked_seeds(const char* fn, const graph::CompressedArrays& adj, int64_t num_rows,

@@ -7,6 +7,7 @@
 // row come out in row order, rows in seed order.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core_framework/runtime/array_view.h"
@@ -39,7 +40,18 @@ struct SampledEdges {
     neighbor.insert(neighbor.end(), o.neighbor.begin(), o.neighbor.end());
     eid.insert(eid.end(), o.eid.begin(), o.eid.end());
   }
+  void append(SampledEdges&& o) {  // the first part is taken whole
+    if (eid.empty()) {
+      *this = std::move(o);
+    } else {
+      append(static_cast<const SampledEdges&>(o));
+    }
+  }
 };
+
+// Receives the sampled edges chunk by chunk, in seed order, one call at a time (possibly from
+// different threads while later chunks are still being sampled).
+using EdgeSink = std::function<void(SampledEdges&&)>;
 
 // Chunks' sampled edges joined in chunk order (moved when there is one).
 template <typename Edges>
@@ -59,6 +71,12 @@ SampledEdges sample_neighbors(const graph::CompressedArrays& adj, int64_t num_ro
 SampledEdges sample_neighbors_unchecked(const graph::CompressedArrays& adj,
                                         const int64_t* seeds, int64_t num_seeds,
                                         const NeighborSampleOptions& opt);
+
+// The same, handing the edges to `sink` chunk by chunk in seed order: a caller whose next step is
+// serial (compaction) runs it on each chunk while the next ones are sampled.
+void sample_neighbors_streamed(const graph::CompressedArrays& adj, const int64_t* seeds,
+                               int64_t num_seeds, const NeighborSampleOptions& opt,
+                               const EdgeSink& sink);
 
 // Validation shared by every caller: fanout >= -1 (ValueError naming `name`).
 void check_fanout(const char* fn, const char* name, int64_t fanout);
