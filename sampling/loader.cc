@@ -35,7 +35,12 @@ Loader::Loader(LoaderConfig config) : config_(std::move(config)) {
     NW_CHECK(f.rows == config_.sampler->config().num_nodes[static_cast<size_t>(f.node_type)],
              ValueError, fn, ": a prefetched feature has ", f.rows, " rows, its node type ",
              config_.sampler->config().num_nodes[static_cast<size_t>(f.node_type)]);
+    NW_CHECK(!f.cache || f.cache->rows() == f.rows, ValueError, fn, ": a feature cache made for ",
+             f.cache ? f.cache->rows() : 0, " rows is given a feature of ", f.rows);
   }
+  // Counts from earlier epochs pick the rows to cache (a no-op once built or before any count).
+  for (const FeatureSource& f : config_.features)
+    if (f.cache) f.cache->build(f.data, f.row_bytes);
   const int64_t n = static_cast<int64_t>(config_.seed_ids.size());
   num_batches_ = config_.drop_last ? n / config_.batch_size
                                    : (n + config_.batch_size - 1) / config_.batch_size;
@@ -75,9 +80,13 @@ MiniBatch Loader::make(int64_t index) const {
     g.rows = static_cast<int64_t>(ids.size());
     g.bytes.resize(static_cast<size_t>(g.rows * f.row_bytes));
     uint8_t* out = g.bytes.data();
-    for (int64_t r = 0; r < g.rows; ++r)
-      std::memcpy(out + r * f.row_bytes, f.data + ids[static_cast<size_t>(r)] * f.row_bytes,
-                  static_cast<size_t>(f.row_bytes));
+    if (f.cache) {
+      f.cache->gather(ids.data(), g.rows, f.data, f.row_bytes, out);
+    } else {
+      for (int64_t r = 0; r < g.rows; ++r)
+        std::memcpy(out + r * f.row_bytes, f.data + ids[static_cast<size_t>(r)] * f.row_bytes,
+                    static_cast<size_t>(f.row_bytes));
+    }
     b.features.push_back(std::move(g));
   }
   return b;

@@ -22,6 +22,7 @@
 
 #include "core_framework/runtime/array_view.h"
 #include "sampling/block_sampler.h"
+#include "sampling/feature_cache.h"
 
 namespace nodeweave::sampling {
 
@@ -34,6 +35,9 @@ struct FeatureSource {
   const uint8_t* data = nullptr;
   int64_t rows = 0;
   int64_t row_bytes = 0;
+  // Optional cache of the hottest rows, shared by the loaders of successive epochs: the first epoch
+  // counts, the next ones read from it (built when a loader starts, see feature_cache.h).
+  std::shared_ptr<FeatureCache> cache;
 };
 
 struct Gathered {

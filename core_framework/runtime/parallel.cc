@@ -2,6 +2,8 @@
 
 #include <cblas.h>
 
+#include <algorithm>
+
 #include "core_framework/runtime/error.h"
 
 namespace nodeweave {
@@ -13,7 +15,9 @@ int& num_threads_setting() {
 }
 }  // namespace
 
-int get_num_threads() { return num_threads_setting(); }
+// The setting, capped by the calling thread's own OpenMP limit: a thread that lowered it (a loader
+// worker sampling with its share of the cores) gets teams of that size, not the process's.
+int get_num_threads() { return std::min(num_threads_setting(), omp_get_max_threads()); }
 
 void set_num_threads(int n) {
   NW_CHECK(n >= 1, ValueError, "set_num_threads: expected a positive thread count, got ", n);

@@ -8,6 +8,8 @@
 
 namespace nodeweave {
 
+// Threads a parallel region of the calling thread may use: set_num_threads's value, or less where
+// this thread's OpenMP limit (omp_set_num_threads on it) is lower.
 int get_num_threads();
 void set_num_threads(int n);  // throws ValueError for n < 1
 

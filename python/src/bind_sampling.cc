@@ -249,6 +249,14 @@ Multi-layer neighbour sampling fused with block compaction, configured once per 
           "Blocks, input layer first: (src_nodes per type, dst_nodes per type, relation graph per "
           "relation, original edge ids per relation).");
 
+  pyb::class_<sampling::FeatureCache, std::shared_ptr<sampling::FeatureCache>>(m, "FeatureCache", R"doc(
+The loader's cache of the most frequently gathered feature rows (see sampling/feature_cache.h).)doc")
+      .def(pyb::init<int64_t, int64_t>(), pyb::arg("rows"), pyb::arg("capacity"))
+      .def_property_readonly("capacity", &sampling::FeatureCache::capacity)
+      .def_property_readonly("size", &sampling::FeatureCache::size, "Rows held (0 until built).")
+      .def_property_readonly("lookups", &sampling::FeatureCache::lookups)
+      .def_property_readonly("hits", &sampling::FeatureCache::hits);
+
   pyb::class_<sampling::Loader, std::shared_ptr<sampling::Loader>>(m, "Loader", R"doc(
 Prefetching mini-batch loader: C++ worker threads sample blocks and gather feature rows ahead.)doc")
       .def(pyb::init([](std::shared_ptr<BlockSampler> sampler, pyb::handle seed_types,
@@ -282,8 +290,12 @@ Prefetching mini-batch loader: C++ worker threads sample blocks and gather featu
                f.row_bytes = f.rows ? static_cast<int64_t>(arr.nbytes()) / f.rows : 0;
                NW_CHECK(arr.ptr() == t[2].ptr(), ValueError,
                         "DataLoader: a prefetched feature must be a C-contiguous array");
+               if (t.size() > 3 && !t[3].is_none())
+                 f.cache = t[3].cast<std::shared_ptr<sampling::FeatureCache>>();
                cfg.features.push_back(f);
              }
+             // Starting may build a feature cache (a copy of its rows): without the GIL.
+             pyb::gil_scoped_release nogil;
              return std::make_shared<sampling::Loader>(std::move(cfg));
            }),
            pyb::arg("sampler"), pyb::arg("seed_types"), pyb::arg("seed_ids"),

@@ -89,12 +89,21 @@ class DataLoader:
     seed : int, optional
         Fixes shuffling and sampling (default: drawn once from nodeweave's generator, so
         ``nodeweave.core.manual_seed`` before building the loader makes runs repeatable).
+    cache_size : int or float
+        Rows of each prefetched feature to keep in a cache of the most frequently gathered nodes
+        (an int, or a float in (0, 1] for that share of the node type's rows; default 0, no cache).
+        The first epoch counts how often each row is gathered; later epochs read the hottest rows
+        from one packed table (``sampling/feature_cache.h``). Worth it when reading a random row is
+        slow: features memory-mapped from a file, or a table far larger than the CPU caches.
+        Batches are the same with or without it (features must not be changed in place while
+        cached; a replaced feature gets a new cache); :meth:`cache_info` reports hits. Needs the C++
+        loader: a :class:`NeighborSampler` (or :class:`LaborSampler`) with ``num_workers >= 1``.
     """
 
     def __init__(self, graph: Any, indices: Any, graph_sampler: Any, device: Any = None,
                  batch_size: int = 1, shuffle: bool = False, drop_last: bool = False,
                  num_workers: int | None = None, prefetch_depth: int | None = None, seed: int | None = None,
-                 use_uva: bool = False, **kwargs: Any) -> None:
+                 use_uva: bool = False, cache_size: int | float = 0, **kwargs: Any) -> None:
         from nodeweave.sampling._seed import resolve_seed
 
         if not isinstance(graph, HeteroGraph):
@@ -129,6 +138,29 @@ class DataLoader:
             raise ValueError("indices must not be empty: give at least one seed")
         self._epoch = 0
         self._takes_seed = "random_seed" in inspect.signature(graph_sampler.sample).parameters
+        self.cache_size = _check_cache_size(cache_size)
+        if self.cache_size and not (self.num_workers >= 1 and _native_path(self)):
+            raise ValueError("cache_size needs the C++ loader: a NeighborSampler or LaborSampler on a "
+                             "CPU graph with num_workers >= 1")
+        # (side, ntype, feature name) -> (the feature tensor it caches, _C.sampling.FeatureCache)
+        self._caches: dict[tuple, tuple[Any, Any]] = {}
+
+    def cache_info(self) -> dict[tuple[str, str, str], dict[str, int]]:
+        """Per cached feature ``(side, ntype, name)`` (side ``'src'`` for input features,
+        ``'dst'`` for labels): rows held (0 during the first epoch), rows gathered and how many
+        came from the cache, over all epochs so far."""
+        return {k: {"rows": c.size, "lookups": c.lookups, "hits": c.hits} for k, (_, c) in self._caches.items()}
+
+    def _cache_for(self, key: tuple, col: Any, rows: int) -> Any:
+        """The cache of feature tensor ``col``; a new one (counting afresh) when the graph's feature
+        was replaced since. Rows are copied once: a feature changed in place is not seen."""
+        if not self.cache_size:
+            return None
+        held = self._caches.get(key)
+        if held is None or held[0] is not col:
+            cap = self.cache_size if isinstance(self.cache_size, int) else int(round(self.cache_size * rows))
+            self._caches[key] = (col, _C.sampling.FeatureCache(rows, cap))
+        return self._caches[key][1]
 
     def __len__(self) -> int:
         n = len(self._id_col)
@@ -173,6 +205,19 @@ class DataLoader:
         if _native_path(self):
             return _NativeIterator(self, order, epoch)
         return _PrefetchIterator(self, order, epoch)
+
+
+def _check_cache_size(v: Any) -> int | float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"cache_size must be an int (rows) or a float in (0, 1] (a share of the rows), "
+                        f"got {type(v).__name__}")
+    if isinstance(v, (float, np.floating)):
+        if not 0 < v <= 1:
+            raise ValueError(f"cache_size as a float is a share of the rows in (0, 1], got {v}")
+        return float(v)
+    if v < 0:
+        raise ValueError(f"cache_size must be >= 0 rows, got {v}")
+    return int(v)
 
 
 def _to_device(out: Any, device: Any) -> Any:
@@ -331,7 +376,7 @@ class _NativeIterator:
                     arr = np.ascontiguousarray(backend.of(col).to_numpy(col))
                     self._arrays.append(arr)  # alive for as long as the C++ loader reads it
                     self._meta.append((side, nt, name, arr.dtype, arr.shape[1:], col))
-                    feats.append((t, side == "dst", arr))
+                    feats.append((t, side == "dst", arr, loader._cache_for((side, nt, name), col, len(arr))))
         workers = loader.num_workers
         self._cpp = _C.sampling.Loader(
             sampler.native_sampler(g), types, loader._id_col[order], loader.batch_size, loader.drop_last,
