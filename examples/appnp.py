@@ -4,7 +4,7 @@ An MLP (64 hidden units, ReLU, dropout 0.5) predicts, then K=10 steps of persona
 propagation with teleport alpha=0.1 (edge dropout 0.5 while training) smooth the predictions. Adam
 (lr 0.01, weight decay 5e-4), 200 epochs, model selection on validation accuracy.
 
-Run:  PYTHONPATH=python python examples/appnp.py --dataset cora --runs 10 [--backend pytorch]
+Run:  .venv/bin/python examples/appnp.py --dataset cora --runs 10 [--backend pytorch]
 """
 
 from __future__ import annotations

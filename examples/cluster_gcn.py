@@ -12,7 +12,7 @@ entropy of the batch's training nodes; the epoch with the best validation accura
 evaluated on the test nodes. The parts are cached in ``--cache-dir`` (recomputed when the graph or
 the options change).
 
-Run:  PYTHONPATH=python python examples/cluster_gcn.py --dataset cora --runs 10 [--backend pytorch]
+Run:  .venv/bin/python examples/cluster_gcn.py --dataset cora --runs 10 [--backend pytorch]
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ only). Dropout 0.6 on inputs and attention coefficients, LeakyReLU slope 0.2, Ad
 weight decay 5e-4), 200 epochs, model selection on validation accuracy. Paper: 83.0% (Cora),
 72.5% (Citeseer).
 
-Run:  PYTHONPATH=python python examples/gat.py --dataset cora --runs 10 [--backend pytorch]
+Run:  .venv/bin/python examples/gat.py --dataset cora --runs 10 [--backend pytorch]
 """
 
 from __future__ import annotations

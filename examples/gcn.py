@@ -4,7 +4,7 @@ Two GraphConv layers with symmetric normalization D^-1/2 (A + I) D^-1/2, 16 hidd
 dropout 0.5, Adam (lr 0.01, weight decay 5e-4), 200 epochs, the public Planetoid split; the epoch with
 the best validation accuracy is evaluated on the test nodes. Paper: 81.5% (Cora), 70.3% (Citeseer).
 
-Run:  PYTHONPATH=python python examples/gcn.py --dataset cora --runs 10 [--backend pytorch]
+Run:  .venv/bin/python examples/gcn.py --dataset cora --runs 10 [--backend pytorch]
 """
 
 from __future__ import annotations

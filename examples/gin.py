@@ -8,7 +8,7 @@ readout over all depths), with dropout 0.5. Adam (lr 0.01, halved every 50 epoch
 The accuracy of a fold is that of its test graphs after the last epoch; the line printed is the mean
 ± std over the folds run. Paper: MUTAG 89.4 ± 5.6, PROTEINS 76.2 ± 2.8.
 
-Run:  PYTHONPATH=python python examples/gin.py --dataset MUTAG [--backend pytorch]
+Run:  .venv/bin/python examples/gin.py --dataset MUTAG [--backend pytorch]
 """
 
 from __future__ import annotations

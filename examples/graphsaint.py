@@ -18,7 +18,7 @@ normalization from 200 pre-sampled sets, 4 batches per epoch, 100 epochs; 16 hid
 evaluated on the test nodes. ``--mode edge`` (budget = edge draws) and ``--mode walk``
 (``--budget`` roots, ``--walk-length`` steps) switch samplers.
 
-Run:  PYTHONPATH=python python examples/graphsaint.py --dataset cora --runs 10 [--backend pytorch]
+Run:  .venv/bin/python examples/graphsaint.py --dataset cora --runs 10 [--backend pytorch]
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Metrics on the test edges, with representations computed from every training nei
 - MRR: each test edge (u, v) ranked against 100 corrupted pairs (u, v') with random v' (ties
   counted against it), the mean of 1 / rank.
 
-Run:  PYTHONPATH=python python examples/link_pred.py --dataset cora --runs 5 [--backend pytorch]
+Run:  .venv/bin/python examples/link_pred.py --dataset cora --runs 5 [--backend pytorch]
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The data are three interleaved spirals in the plane (not linearly separable), generated with a fixed
 seed; 80% train, 20% test. This is the demo `scripts/demo.sh` runs until the GCN example lands.
 
-Run: PYTHONPATH=python .venv/bin/python examples/mlp_synthetic.py [--epochs 300] [--hidden 64]
+Run: .venv/bin/python examples/mlp_synthetic.py [--epochs 300] [--hidden 64]
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ test node is given as many labels as it has (the protocol of DeepWalk and node2v
 DBLP. The last line prints micro- and macro-F1 on the other nodes. The paper reports a macro-F1 of
 about 0.18 on PPI with half the nodes labelled (p, q tuned).
 
-Run:  PYTHONPATH=python python examples/node2vec.py --dataset ppi [--backend pytorch] [--p 1 --q 0.5]
+Run:  .venv/bin/python examples/node2vec.py --dataset ppi [--backend pytorch] [--p 1 --q 0.5]
 """
 
 from __future__ import annotations

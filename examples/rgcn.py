@@ -9,7 +9,7 @@ in-degree within the relation; no basis decomposition by default: ``--num-bases`
 predict the research group of the 'Personen' nodes. Adam (lr 0.01, no weight decay: the paper's
 AIFB setting), 50 epochs, full-batch, test accuracy after the last epoch. Paper: 95.83%.
 
-Run:  PYTHONPATH=python python examples/rgcn.py --runs 10 [--backend pytorch]
+Run:  .venv/bin/python examples/rgcn.py --runs 10 [--backend pytorch]
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ block, so that a sampled neighbourhood is averaged as the full one is. Evaluatio
 neighbour (full-neighbour blocks, where the normalization equals the full graph's). Adam (lr 0.01),
 50 epochs. Paper (full graph): 95.83%.
 
-Run:  PYTHONPATH=python python examples/rgcn_minibatch.py --runs 10 [--backend pytorch]
+Run:  .venv/bin/python examples/rgcn_minibatch.py --runs 10 [--backend pytorch]
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Two SAGEConv layers (aggregator 'gcn' by default: the mean over the neighbourhoo
 itself), 16 hidden units, ReLU, dropout 0.5, Adam (lr 0.01, weight decay 5e-4), 200 epochs, model
 selection on validation accuracy.
 
-Run:  PYTHONPATH=python python examples/sage.py --dataset cora --runs 10 [--backend pytorch] [--aggregator mean]
+Run:  .venv/bin/python examples/sage.py --dataset cora --runs 10 [--backend pytorch] [--aggregator mean]
 """
 
 from __future__ import annotations

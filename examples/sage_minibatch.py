@@ -13,7 +13,7 @@ Datasets:
   16,384 validation and 65,536 test nodes; mean aggregator, 64 hidden units, fanouts [10, 5],
   batch 1024, 5 epochs.
 
-Run:  PYTHONPATH=python python examples/sage_minibatch.py --dataset cora --runs 10 [--backend pytorch]
+Run:  .venv/bin/python examples/sage_minibatch.py --dataset cora --runs 10 [--backend pytorch]
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ One linear layer on the K=2-step propagated features S^K X, S = D^-1/2 (A + I) D
 and cached. Adam (lr 0.2, weight decay 5e-5), 100 epochs, model selection on validation accuracy.
 Paper: 81.0% (Cora), 71.9% (Citeseer).
 
-Run:  PYTHONPATH=python python examples/sgc.py --dataset cora --runs 10 [--backend pytorch]
+Run:  .venv/bin/python examples/sgc.py --dataset cora --runs 10 [--backend pytorch]
 """
 
 from __future__ import annotations

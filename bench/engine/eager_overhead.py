@@ -1,7 +1,7 @@
 """(a) Eager overhead per small op from Python: add of two 16-element float32 tensors, with and
 without requires_grad, nodeweave next to PyTorch in the same run (same thread count).
 
-Run: PYTHONPATH=python .venv/bin/python bench/engine/eager_overhead.py [--threads N]
+Run: .venv/bin/python bench/engine/eager_overhead.py [--threads N]
 Prints the median over repetitions of the mean time per call.
 """
 

@@ -1,7 +1,7 @@
 """(d) One training step of a 2-layer MLP (batch 4096, 512-256-10: forward, cross-entropy, backward,
 SGD step), nodeweave's native engine against PyTorch on the CPU with the same thread count.
 
-Run: PYTHONPATH=python .venv/bin/python bench/engine/mlp_step.py [--threads N] [--steps 20]
+Run: .venv/bin/python bench/engine/mlp_step.py [--threads N] [--steps 20]
 Prints the median step time of each and the ratio nodeweave/PyTorch (below 1 means nodeweave is faster).
 """
 

@@ -6,7 +6,7 @@ update adds on top of the graph and features. A per-edge message tensor is 2^22 
 the fused ``update_all(copy_u, sum)`` never allocates it. Its increase stays at or below the size of
 the output, 64 MiB. It shows 0 when the allocator reuses the warm-up output's block.
 
-    PYTHONPATH=python python bench/kernels/fused_memory.py
+    .venv/bin/python bench/kernels/fused_memory.py
 """
 
 from __future__ import annotations
