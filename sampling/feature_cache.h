@@ -3,10 +3,11 @@
 // table for the epochs after. Which rows are hot is a property of the graph and the sampler (high
 // in-degree nodes are sampled over and over), so one epoch of counts picks them well.
 //
-// What it saves is the cost of reading a row from where the features live: on the CPU, rows of a
-// memory-mapped file (np.load(..., mmap_mode='r')) or a table far larger than the caches, whose
-// random rows are page faults or DRAM misses; the hot rows, packed together, stay resident. The
-// gathered values are the same bytes either way: caching never changes a batch.
+// What it saves is the cost of reading a row from where the features live. With the features in
+// RAM that cost is already low (the CPU caches keep hub rows hot; bench/sampling/
+// feature_cache_bench.py measures no gain); with a memory-mapped file larger than RAM
+// (np.load(..., mmap_mode='c') + from_numpy), a hit is a page fault saved. The gathered values are
+// the same bytes either way: caching never changes a batch.
 #pragma once
 #include <atomic>
 #include <cstdint>

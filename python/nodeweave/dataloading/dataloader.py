@@ -91,7 +91,7 @@ class DataLoader:
         ``nodeweave.core.manual_seed`` before building the loader makes runs repeatable).
     cache_size : int or float
         Rows of each prefetched feature to keep in a cache of the most frequently gathered nodes
-        (an int, or a float in (0, 1] for that share of the node type's rows; default 0, no cache).
+        (an int, or a float in [0, 1] for that share of the node type's rows; default 0, no cache).
         The first epoch counts how often each row is gathered; later epochs read the hottest rows
         from one packed table (``sampling/feature_cache.h``). Worth it when reading a random row is
         slow: features memory-mapped from a file, or a table far larger than the CPU caches.
@@ -209,11 +209,11 @@ class DataLoader:
 
 def _check_cache_size(v: Any) -> int | float:
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise TypeError(f"cache_size must be an int (rows) or a float in (0, 1] (a share of the rows), "
+        raise TypeError(f"cache_size must be an int (rows) or a float in [0, 1] (a share of the rows), "
                         f"got {type(v).__name__}")
     if isinstance(v, (float, np.floating)):
-        if not 0 < v <= 1:
-            raise ValueError(f"cache_size as a float is a share of the rows in (0, 1], got {v}")
+        if not 0 <= v <= 1:
+            raise ValueError(f"cache_size as a float is a share of the rows in [0, 1], got {v}")
         return float(v)
     if v < 0:
         raise ValueError(f"cache_size must be >= 0 rows, got {v}")
