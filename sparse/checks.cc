@@ -10,14 +10,15 @@ std::vector<int64_t> feat_shape(const ArrayView& v) {
   return std::vector<int64_t>(v.shape.begin() + 1, v.shape.end());
 }
 
-void check_features(const char* fn, const char* name, const ArrayView& v) {
+void check_features(const char* fn, const char* name, const ArrayView& v, bool allow_half) {
   NW_CHECK(!v.shape.empty(), ValueError, fn, ": ", name,
            " must have at least one (row) dimension, got a 0-d array");
-  NW_CHECK(v.dtype != DType::Float16 && v.dtype != DType::BFloat16, TypeError, fn, ": ", name,
-           " has dtype ", dtype_name(v.dtype),
-           "; float16 is not supported (expected float32 or float64)");
-  NW_CHECK(v.dtype == DType::Float32 || v.dtype == DType::Float64, TypeError, fn, ": ", name,
-           " must be float32 or float64, got ", dtype_name(v.dtype));
+  const bool half = v.dtype == DType::Float16 || v.dtype == DType::BFloat16;
+  NW_CHECK(!half || allow_half, TypeError, fn, ": ", name, " has dtype ", dtype_name(v.dtype),
+           "; float16 and bfloat16 are not supported here (expected float32 or float64)");
+  NW_CHECK(half || v.dtype == DType::Float32 || v.dtype == DType::Float64, TypeError, fn, ": ",
+           name, " must be float32 or float64", allow_half ? " (or float16, bfloat16)" : "",
+           ", got ", dtype_name(v.dtype));
   NW_CHECK(v.strides.size() == v.shape.size(), ValueError, fn, ": ", name, " has ", v.shape.size(),
            " dims but ", v.strides.size(), " strides");
   NW_CHECK(v.is_contiguous(), ValueError, fn, ": ", name, " must be contiguous (shape ",

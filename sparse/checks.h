@@ -18,9 +18,9 @@ inline bool present(const ArrayView& v) { return v.data != nullptr || !v.shape.e
 // Shape without the leading row dimension.
 std::vector<int64_t> feat_shape(const ArrayView& v);
 
-// A feature array: at least 1-D, float32/float64 (TypeError), contiguous (ValueError), strides
-// consistent with the shape.
-void check_features(const char* fn, const char* name, const ArrayView& v);
+// A feature array: at least 1-D, float32/float64 (TypeError) — or also float16/bfloat16 where the
+// kernel takes them (`allow_half`) — contiguous (ValueError), strides consistent with the shape.
+void check_features(const char* fn, const char* name, const ArrayView& v, bool allow_half = false);
 void check_same_dtype(const char* fn, const char* name_a, const ArrayView& a, const char* name_b,
                       const ArrayView& b);
 // ValueError "<fn>: <name> has R rows but <what> is N".

@@ -13,8 +13,13 @@ using detail::present;
 
 namespace {
 
+// float16/bfloat16 are taken on the CPU (computed in float32, as DGL's typed layers allow them).
 void check_matrix(const char* fn, const char* name, const ArrayView& v, size_t ndim) {
-  detail::check_features(fn, name, v);
+  const bool half = v.dtype == DType::Float16 || v.dtype == DType::BFloat16;
+  NW_CHECK(!half || v.device.is_cpu(), NotImplementedError, fn, ": ", name, " is ",
+           dtype_name(v.dtype), " on ", v.device.str(),
+           "; half-precision typed matmuls run on the CPU only so far (CUDA: float32/float64)");
+  detail::check_features(fn, name, v, /*allow_half=*/true);
   NW_CHECK(v.shape.size() == ndim, ValueError, fn, ": ", name, " must be ", ndim, "-D, got shape ",
            shape_str(v.shape));
 }

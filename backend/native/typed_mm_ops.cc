@@ -119,8 +119,8 @@ void check_mm_operands(const char* fn, const Tensor& a, const Tensor& b) {
            " features per row but b expects ", b.size(1));
   NW_CHECK(a.dtype() == b.dtype(), TypeError, fn, ": a and b must have the same dtype, got ",
            dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
-  NW_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64, TypeError, fn,
-           ": a must be float32 or float64, got ", dtype_name(a.dtype()));
+  NW_CHECK(is_floating(a.dtype()), TypeError, fn,
+           ": a must be float32, float64, float16 or bfloat16, got ", dtype_name(a.dtype()));
 }
 
 OpDef make(const char* name, InferFn infer, KernelFn k, BackwardFn bw, uint32_t saved,

@@ -8,6 +8,7 @@
 #include "core_framework/runtime/parallel.h"
 #include "sparse/cpu/blas.h"
 #include "sparse/cpu/cpu_kernels.h"
+#include "sparse/cpu/float32_staging.h"
 
 namespace nodeweave::sparse::cpu {
 
@@ -147,6 +148,12 @@ void gather_mm_grad_b_typed(const ArrayView& a_v, const ArrayView& grad_out_v,
 void gather_mm(const ArrayView& a, const ArrayView& b, const ArrayView& idx_a,
                const ArrayView& idx_b, ArrayView out) {
   if (out.numel() == 0) return;
+  if (is_half(a.dtype)) {  // computed in float32, rounded once
+    const Float32Staged a32(a), b32(b), out32(out, /*read=*/false);
+    gather_mm(a32.view(), b32.view(), idx_a, idx_b, out32.view());
+    out32.narrow_into(out);
+    return;
+  }
   NW_DISPATCH_FLOAT(a.dtype, "gather_mm", {
     using T = scalar_t;
     NW_DISPATCH_INDEX(idx_b.dtype, "gather_mm",
@@ -157,6 +164,12 @@ void gather_mm(const ArrayView& a, const ArrayView& b, const ArrayView& idx_a,
 void gather_mm_grad_b(const ArrayView& a, const ArrayView& grad_out, const ArrayView& idx_a,
                       const ArrayView& idx_b, ArrayView grad_b) {
   if (grad_b.numel() == 0 || idx_b.shape[0] == 0) return;
+  if (is_half(a.dtype)) {  // accumulated in float32 (onto the caller's zeros), rounded once
+    const Float32Staged a32(a), g32(grad_out), gb32(grad_b);
+    gather_mm_grad_b(a32.view(), g32.view(), idx_a, idx_b, gb32.view());
+    gb32.narrow_into(grad_b);
+    return;
+  }
   NW_DISPATCH_FLOAT(a.dtype, "gather_mm_grad_b", {
     using T = scalar_t;
     NW_DISPATCH_INDEX(idx_b.dtype, "gather_mm_grad_b",
@@ -165,6 +178,12 @@ void gather_mm_grad_b(const ArrayView& a, const ArrayView& grad_out, const Array
 }
 
 void segment_mm(const ArrayView& a, const ArrayView& b, const ArrayView& seglen, ArrayView out) {
+  if (is_half(a.dtype)) {
+    const Float32Staged a32(a), b32(b), out32(out, /*read=*/false);
+    segment_mm(a32.view(), b32.view(), seglen, out32.view());
+    out32.narrow_into(out);
+    return;
+  }
   const int64_t num_rel = b.shape[0], k = b.shape[1], n = b.shape[2];
   const int64_t* len = seglen.ptr<int64_t>();
   NW_DISPATCH_FLOAT(a.dtype, "segment_mm", {
@@ -180,6 +199,12 @@ void segment_mm(const ArrayView& a, const ArrayView& b, const ArrayView& seglen,
 
 void segment_mm_grad_b(const ArrayView& a, const ArrayView& grad_out, const ArrayView& seglen,
                        ArrayView grad_b) {
+  if (is_half(a.dtype)) {
+    const Float32Staged a32(a), g32(grad_out), gb32(grad_b, /*read=*/false);
+    segment_mm_grad_b(a32.view(), g32.view(), seglen, gb32.view());
+    gb32.narrow_into(grad_b);
+    return;
+  }
   const int64_t num_rel = grad_b.shape[0], k = grad_b.shape[1], n = grad_b.shape[2];
   const int64_t* len = seglen.ptr<int64_t>();
   NW_DISPATCH_FLOAT(a.dtype, "segment_mm_grad_b", {

@@ -28,6 +28,8 @@ from nodeweave._C import dlpack_kernels as _K
 
 Tensor = torch.Tensor
 _FLOATS = (torch.float32, torch.float64)
+# Typed matmuls also take the half types (computed in float32 on the CPU, the result rounded once).
+_MM_FLOATS = (*_FLOATS, torch.float16, torch.bfloat16)
 
 
 def capsule(t: Optional[Tensor]):
@@ -220,8 +222,8 @@ def check_mm(fn: str, a: Tensor, b: Tensor) -> None:
         raise ValueError(f"{fn}: a has {a.shape[1]} features per row but b expects {b.shape[1]}")
     if a.dtype != b.dtype:
         raise TypeError(f"{fn}: a and b must have the same dtype, got {a.dtype} and {b.dtype}")
-    if a.dtype not in _FLOATS:
-        raise TypeError(f"{fn}: a must be float32 or float64, got {a.dtype}")
+    if a.dtype not in _MM_FLOATS:
+        raise TypeError(f"{fn}: a must be float32, float64, float16 or bfloat16, got {a.dtype}")
 
 
 def gather_mm(a: Tensor, b: Tensor, idx_a: Optional[Tensor], idx_b: Tensor) -> Tensor:

@@ -111,5 +111,65 @@ TEST(SegmentMm, MatchesNaive) {
   check_segment_mm<float>({}, 3, 3, 5);
 }
 
+// Half inputs: the result is the float32 computation on the same (rounded) values, rounded once;
+// both the per-row and the grouped-GEMM paths, forward and the weight gradient.
+TEST(GatherMm, BFloat16IsFloat32RoundedOnce) {
+  for (const int64_t n_rows : {12, 400}) {  // per-row path (few rows per relation), grouped GEMMs
+    const int64_t na = 9, num_rel = 3, k = 5, n = 4;
+    std::mt19937 rng(11);
+    std::vector<float> a = random_values<float>(rng, na * k),
+                       b = random_values<float>(rng, num_rel * k * n),
+                       go = random_values<float>(rng, n_rows * n);
+    std::vector<BFloat16> ah(a.size()), bh(b.size()), goh(go.size());
+    // The float32 operands hold exactly the half values, so both runs see the same inputs.
+    const auto to_half = [](std::vector<float>& f, std::vector<BFloat16>& h) {
+      for (size_t i = 0; i < f.size(); ++i) {
+        h[i].bits = float_to_bfloat16(f[i]);
+        f[i] = bfloat16_to_float(h[i].bits);
+      }
+    };
+    to_half(a, ah);
+    to_half(b, bh);
+    to_half(go, goh);
+    std::vector<int64_t> ia(n_rows), ib(n_rows);
+    for (int64_t i = 0; i < n_rows; ++i) {
+      ia[i] = static_cast<int64_t>(rng() % na);
+      ib[i] = static_cast<int64_t>(rng() % num_rel);
+    }
+    std::vector<float> out(n_rows * n), gb(num_rel * k * n, 0.f);
+    std::vector<BFloat16> outh(n_rows * n), gbh(num_rel * k * n, BFloat16{0});
+    gather_mm(view(a, {na, k}), view(b, {num_rel, k, n}), view(ia, {n_rows}), view(ib, {n_rows}),
+              view(out, {n_rows, n}));
+    gather_mm(view(ah, {na, k}), view(bh, {num_rel, k, n}), view(ia, {n_rows}), view(ib, {n_rows}),
+              view(outh, {n_rows, n}));
+    gather_mm_grad_b(view(a, {na, k}), view(go, {n_rows, n}), view(ia, {n_rows}),
+                     view(ib, {n_rows}), view(gb, {num_rel, k, n}));
+    gather_mm_grad_b(view(ah, {na, k}), view(goh, {n_rows, n}), view(ia, {n_rows}),
+                     view(ib, {n_rows}), view(gbh, {num_rel, k, n}));
+    for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(outh[i].bits, float_to_bfloat16(out[i])) << i;
+    for (size_t i = 0; i < gb.size(); ++i) EXPECT_EQ(gbh[i].bits, float_to_bfloat16(gb[i])) << i;
+  }
+}
+
+TEST(SegmentMm, BFloat16IsFloat32RoundedOnce) {
+  const int64_t rows = 20, num_rel = 3, k = 4, n = 3;
+  std::mt19937 rng(12);
+  std::vector<float> a = random_values<float>(rng, rows * k),
+                     b = random_values<float>(rng, num_rel * k * n);
+  std::vector<BFloat16> ah(a.size()), bh(b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = bfloat16_to_float(ah[i].bits = float_to_bfloat16(a[i]));
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = bfloat16_to_float(bh[i].bits = float_to_bfloat16(b[i]));
+  const std::vector<int64_t> seglen = {7, 0, 13};
+  std::vector<float> out(rows * n);
+  std::vector<BFloat16> outh(rows * n);
+  segment_mm(view(a, {rows, k}), view(b, {num_rel, k, n}), host_int64_view(seglen),
+             view(out, {rows, n}));
+  segment_mm(view(ah, {rows, k}), view(bh, {num_rel, k, n}), host_int64_view(seglen),
+             view(outh, {rows, n}));
+  for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(outh[i].bits, float_to_bfloat16(out[i])) << i;
+}
+
 }  // namespace
 }  // namespace nodeweave::sparse

@@ -83,7 +83,7 @@ TEST(Validation, SpmmDtypes) {
   expect_error<TypeError>([&] { spmm(f.args); }, {"gspmm", "lhs", "float64", "float32"});
   SpmmFixture h;
   h.args.lhs.dtype = DType::Float16;
-  expect_error<TypeError>([&] { spmm(h.args); }, {"float16 is not supported"});
+  expect_error<TypeError>([&] { spmm(h.args); }, {"float16 and bfloat16 are not supported"});
   SpmmFixture i;
   i.args.out.dtype = DType::Int32;
   expect_error<TypeError>([&] { spmm(i.args); }, {"out", "int32"});
