@@ -5,6 +5,9 @@ The engine lives in :mod:`nodeweave.core` (``import nodeweave.core as nc``).
 
 __version__ = "0.1.0"
 
+# One base class for every error the library raises (nodeweave.errors; DGLError for ported code)
+from nodeweave.errors import NodeweaveError, DGLError  # noqa: F401
+
 from nodeweave import core  # noqa: F401
 
 # Graph API (graph/ layer, Python side). `nw.graph` is the nodeweave.graph package, which is callable:

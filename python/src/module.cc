@@ -4,19 +4,36 @@
 namespace nodeweave::py {
 namespace {
 
+// C++ errors become nodeweave.errors' classes: each is NodeweaveError and the built-in exception
+// it names. The classes live in a pure-Python module (no import of _C), so importing it here while
+// the nodeweave package is still initializing is safe.
 void register_exceptions() {
+  const pyb::module_ errors = pyb::module_::import("nodeweave.errors");
+  // Held for the life of the process (never released): the translator may run during shutdown.
+  const auto held = [&](const char* name) {
+    return pyb::object(errors.attr(name)).release().ptr();
+  };
+  static PyObject* const value_error = held("ValueError");
+  static PyObject* const type_error = held("TypeError");
+  static PyObject* const index_error = held("IndexError");
+  static PyObject* const not_implemented = held("NotImplementedError");
+  static PyObject* const runtime_error = held("RuntimeError");
   // Most derived first: our TypeError/ValueError both derive from std::invalid_argument.
   pyb::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const TypeError& e) {
-      PyErr_SetString(PyExc_TypeError, e.what());
+      PyErr_SetString(type_error, e.what());
     } catch (const ValueError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      PyErr_SetString(value_error, e.what());
     } catch (const IndexError& e) {
-      PyErr_SetString(PyExc_IndexError, e.what());
+      PyErr_SetString(index_error, e.what());
     } catch (const NotImplementedError& e) {
-      PyErr_SetString(PyExc_NotImplementedError, e.what());
+      PyErr_SetString(not_implemented, e.what());
+    } catch (const pyb::builtin_exception&) {
+      throw;  // pybind11's own (stop_iteration, cast_error, ...): its default translator's
+    } catch (const std::runtime_error& e) {  // the library's RuntimeError (error.h)
+      PyErr_SetString(runtime_error, e.what());
     }
   });
 }

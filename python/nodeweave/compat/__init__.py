@@ -1,0 +1,1 @@
+"""Compatibility helpers for code written against other graph libraries (:mod:`nodeweave.compat.dgl`)."""
