@@ -474,6 +474,90 @@ SPECS = [
 ]
 
 
+# ---- layers-a: GMMConv ... DGNConv, JumpingKnowledge, LabelPropagation (keep this block separate) ----
+def pna_graph(rng, n=8):
+    """Every node has 0, 1 or at least 3 in-edges from distinct other nodes: the odd moments of
+    exactly two messages are 0 up to rounding, which their n-th roots blow up. No self-loops: a
+    node whose only in-edge is a self-loop has a zero eigenvector field, where DGNConv divides by
+    DGL's 1e-30, whose square the native engine's float32 division backward underflows (NaN in
+    eig_vec's gradient; torch orders that backward differently)."""
+    src, dst = [], []
+    for v in range(n):
+        d = 0 if v == 0 else 1 if v == 1 else int(rng.choice([3, 4, 5]))
+        picks = [u for u in rng.permutation(n) if u != v][:d]
+        src += picks
+        dst += [v] * len(picks)
+    return nw.graph((np.array(src, np.int64), np.array(dst, np.int64)), num_nodes=n)
+
+
+XE = lambda d, de: (lambda rng, g: {"x": randn(rng, n_src(g), d), "e": randn(rng, ne(g), de)})  # noqa: E731
+PAIRE = lambda ds, dd, de: (lambda rng, g: dict(PAIR(ds, dd)(rng, g), e=randn(rng, ne(g), de)))  # noqa: E731
+f_xe = lambda m, g, x: m(g, x["x"], x["e"])  # noqa: E731
+f_pair_e = lambda m, g, x: m(g, pair(x), x["e"])  # noqa: E731
+LAYERS = lambda k, d: (lambda rng, g: {f"h{i}": randn(rng, 5, d) for i in range(k)})  # noqa: E731
+f_layers = lambda m, g, x: m([x[k] for k in sorted(x)])  # noqa: E731
+ALL_STATS = ["mean", "sum", "max", "min", "std", "var", "moment3", "moment4", "moment5"]
+
+SPECS += [
+    Spec("GMMConv", "sum-identity-residual", lambda ns: ns.nwnn.GMMConv(4, 4, 2, 3, residual=True), h7,
+         lambda rng, g: {"x": randn(rng, 7, 4), "u": randn(rng, ne(g), 2)}, lambda m, g, x: m(g, x["x"], x["u"])),
+    Spec("GMMConv", "max-bipartite-linear-residual",
+         lambda ns: ns.nwnn.GMMConv((4, 3), 2, 1, 2, "max", residual=True), bip,
+         lambda rng, g: dict(PAIR(4, 3)(rng, g), u=randn(rng, ne(g), 1)), lambda m, g, x: m(g, pair(x), x["u"])),
+    Spec("GMMConv", "mean-block-nobias", lambda ns: ns.nwnn.GMMConv(3, 2, 2, 2, "mean", bias=False), blk,
+         lambda rng, g: {"x": randn(rng, 7, 3), "u": randn(rng, ne(g), 2)}, lambda m, g, x: m(g, x["x"], x["u"])),
+    Spec("DotGatConv", "plain", lambda ns: ns.nwnn.DotGatConv(4, 2, 3), h7, X(4), f_att),
+    Spec("DotGatConv", "bipartite-two-projections", lambda ns: ns.nwnn.DotGatConv((4, 3), 2, 2), bip, PAIR(4, 3),
+         lambda m, g, x: m(g, pair(x), get_attention=True)),
+    Spec("DotGatConv", "batched", lambda ns: ns.nwnn.DotGatConv(3, 4, 1), bat, X(3), f_x),
+    Spec("AGNNConv", "learn-beta", lambda ns: ns.nwnn.AGNNConv(0.5), h7, X(4), f_x),
+    Spec("AGNNConv", "fixed-beta-bipartite", lambda ns: ns.nwnn.AGNNConv(2.0, learn_beta=False), bip, PAIR(3, 3),
+         f_pair),
+    Spec("EGATConv", "edge-weight-attention", lambda ns: ns.nwnn.EGATConv(4, 3, 2, 5, 2), h7,
+         lambda rng, g: dict(XE(4, 3)(rng, g), w=pos(rng, ne(g))),
+         lambda m, g, x: m(g, x["x"], x["e"], edge_weight=x["w"], get_attention=True)),
+    Spec("EGATConv", "bipartite-nobias", lambda ns: ns.nwnn.EGATConv((4, 3), 2, 3, 2, 2, bias=False), bip,
+         PAIRE(4, 3, 2), f_pair_e),
+    Spec("EdgeGATConv", "residual-attention", lambda ns: ns.nwnn.EdgeGATConv(4, 3, 2, 2), h7, XE(4, 3),
+         lambda m, g, x: m(g, x["x"], x["e"], get_attention=True)),
+    Spec("EdgeGATConv", "bipartite-tanh-nobias",
+         lambda ns: ns.nwnn.EdgeGATConv((4, 3), 2, 3, 2, activation=ns.T.tanh, bias=False, residual=False), bip,
+         PAIRE(4, 3, 2), f_pair_e),
+    Spec("EdgeGATConv", "block-dropout-eval", lambda ns: ns.nwnn.EdgeGATConv(3, 2, 2, 2, feat_drop=0.5, attn_drop=0.5),
+         blk, XE(3, 2), f_xe),
+    # No train-mode batch norm here: A.bias's gradient through it is exactly 0, so float32 compares
+    # rounding noise with rounding noise (test_nn_edge_feature_convs.py checks train mode in float64).
+    Spec("GatedGCNConv", "bn-eval-residual", lambda ns: ns.nwnn.GatedGCNConv(4, 4, 4), h7, XE(4, 4), f_xe),
+    Spec("GatedGCNConv", "no-bn-bipartite-tanh",
+         lambda ns: ns.nwnn.GatedGCNConv(3, 2, 3, batch_norm=False, activation=ns.T.tanh), bip, PAIRE(3, 3, 2),
+         f_pair_e),
+    Spec("CFConv", "plain", lambda ns: ns.nwnn.CFConv(4, 3, 5, 2), h7, XE(4, 3), f_xe),
+    Spec("CFConv", "batched", lambda ns: ns.nwnn.CFConv(3, 2, 4, 3), bat, XE(3, 2), f_xe),
+    Spec("PNAConv", "all-towers-edge-feats",
+         lambda ns: ns.nwnn.PNAConv(4, 4, ALL_STATS, ["identity", "amplification", "attenuation"], 1.3, num_towers=2,
+                                    edge_feat_size=3), pna_graph, XE(4, 3), f_xe),
+    Spec("PNAConv", "batched-train", lambda ns: ns.nwnn.PNAConv(3, 6, ["mean", "max", "std"], ["attenuation"], 0.9),
+         lambda rng: nw.batch([pna_graph(rng, 5), pna_graph(rng, 6)]), X(3), f_x, train=True),
+    Spec("DGNConv", "directional-edge-feats",
+         lambda ns: ns.nwnn.DGNConv(4, 4, ["mean", "dir1-av", "dir1-dx", "dir2-dx"], ["identity", "amplification"],
+                                    1.1, edge_feat_size=2), pna_graph,
+         lambda rng, g: dict(XE(4, 2)(rng, g), eig=randn(rng, 8, 2)),
+         lambda m, g, x: m(g, x["x"], x["e"], eig_vec=x["eig"])),
+    Spec("JumpingKnowledge", "cat", lambda ns: ns.nwnn.JumpingKnowledge("cat"), lambda rng: None, LAYERS(3, 4),
+         f_layers),
+    Spec("JumpingKnowledge", "max", lambda ns: ns.nwnn.JumpingKnowledge("max"), lambda rng: None, LAYERS(3, 4),
+         f_layers),
+    Spec("JumpingKnowledge", "lstm", lambda ns: ns.nwnn.JumpingKnowledge("lstm", 4, 3), lambda rng: None,
+         LAYERS(3, 4), f_layers),
+    Spec("LabelPropagation", "float-labels-sym", lambda ns: ns.nwnn.LabelPropagation(3, 0.6), h7,
+         lambda rng, g: {"y": rng.uniform(0, 1, (7, 3)), "known": np.array([0, 2, 3, 6])},
+         lambda m, g, x: m(g, x["y"], mask=x["known"])),
+    Spec("LabelPropagation", "float-labels-row-normalize-reset",
+         lambda ns: ns.nwnn.LabelPropagation(2, 0.8, "row", clamp=False, normalize=True, reset=True), bat,
+         lambda rng, g: {"y": rng.uniform(0, 1, (10, 2))}, lambda m, g, x: m(g, x["y"])),
+]
+# ---- end of layers-a block ----
+
 def _by_name_nodes(f, g, x):
     """``feat`` and ``weight`` named by the graph's node data, as DGL allows."""
     g.ndata["h"] = x["x"]

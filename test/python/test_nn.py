@@ -411,6 +411,28 @@ def test_layer_norm_rejects_mismatched_shape():
         nc.nn.LayerNorm(4)(nc.ones(2, 3))
 
 
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_normalize(p, dim):
+    """Against the formula in NumPy, with an all-zero row (the eps clamp keeps it zero), then the
+    gradient against finite differences (away from the zero row, where |x|^p has no derivative
+    for p = 1)."""
+    x = np.random.default_rng(3).standard_normal((4, 3, 5))
+    x[1] = 0.0
+    norm = np.maximum((np.abs(x) ** p).sum(axis=dim, keepdims=True) ** (1 / p), 1e-12)
+    got = F.normalize(nc.tensor(x), p=p, dim=dim)
+    np.testing.assert_allclose(_np(got), x / norm, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(_np(F.normalize(nc.tensor(x), p=p, dim=dim, eps=2.0)), x / np.maximum(norm, 2.0),
+                               rtol=1e-12, atol=1e-15)
+    y = nc.tensor(np.random.default_rng(4).uniform(0.5, 2.0, (3, 4)) * np.array([1, -1, 1, -1]), requires_grad=True)
+    assert nc.autograd.gradcheck(lambda t: F.normalize(t, p=p, dim=min(dim, 1)), [y])
+
+
+def test_normalize_rejects_non_tensors():
+    with pytest.raises(TypeError, match="normalize"):
+        F.normalize([[1.0, 2.0]])
+
+
 @pytest.mark.parametrize("shape", [(6, 3), (4, 3, 5)])
 @pytest.mark.parametrize("momentum", [0.1, None])
 @pytest.mark.parametrize("affine", [True, False])

@@ -20,7 +20,7 @@ from nodeweave.core.nn import _row_sparse
 
 __all__ = [
     "relu", "leaky_relu", "elu", "gelu", "sigmoid", "tanh", "softplus", "logsigmoid", "softmax",
-    "log_softmax", "dropout", "linear", "embedding", "one_hot", "layer_norm", "batch_norm",
+    "log_softmax", "dropout", "linear", "embedding", "one_hot", "layer_norm", "batch_norm", "normalize",
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy_with_logits", "margin_ranking_loss",
 ]
 
@@ -196,6 +196,18 @@ def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weigh
     if bias is not None:
         out = out + bias
     return out
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+    """``input`` divided by its ``p``-norm along ``dim``, the norm clamped to at least ``eps`` (so a
+    zero vector stays zero), as torch's ``F.normalize``.
+
+    >>> import nodeweave.core as nc
+    >>> nc.nn.functional.normalize(nc.tensor([[3.0, 4.0], [0.0, 0.0]], dtype=nc.float64)).tolist()
+    [[0.6, 0.8], [0.0, 0.0]]
+    """
+    _check_tensor("input", input, "normalize")
+    return input / input.norm(p, dim, True).clamp(min=eps)
 
 
 def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],

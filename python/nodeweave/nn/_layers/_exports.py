@@ -26,3 +26,13 @@ __all__ += ["readout_nodes", "readout_edges", "sum_nodes", "sum_edges", "mean_no
             "topk_nodes", "topk_edges", "SumPooling", "AvgPooling", "MaxPooling", "SortPooling",
             "GlobalAttentionPooling", "Set2Set", "TypedLinear", "SAGEConv", "GatedGraphConv", "NNConv",
             "RelGraphConv", "HeteroGraphConv", "HeteroLinear", "HeteroEmbedding"]
+
+# ---- layers-a: new convolutions, JumpingKnowledge, LabelPropagation (keep this block separate) ----
+from .conv import (GMMConv, DotGatConv, AGNNConv, EGATConv, EdgeGATConv, GatedGCNConv, CFConv,  # noqa: E402
+                   PNAConv, DGNConv)
+from .jumpingknowledge import JumpingKnowledge  # noqa: E402
+from .labelpropagation import LabelPropagation  # noqa: E402
+
+__all__ += ["GMMConv", "DotGatConv", "AGNNConv", "EGATConv", "EdgeGATConv", "GatedGCNConv", "CFConv", "PNAConv",
+            "DGNConv", "JumpingKnowledge", "LabelPropagation"]
+# ---- end of layers-a block ----

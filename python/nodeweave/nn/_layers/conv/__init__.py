@@ -25,3 +25,19 @@ from .relgraphconv import RelGraphConv  # noqa: E402
 
 __all__ += ["SAGEConv", "GatedGraphConv", "NNConv", "RelGraphConv"]
 # ---- end of nn-b block ----
+
+# ---- layers-a: GMMConv, DotGatConv, AGNNConv, EGATConv, EdgeGATConv, GatedGCNConv, CFConv, PNAConv,
+# DGNConv (keep this block separate) ----
+from .gmmconv import GMMConv  # noqa: E402
+from .dotgatconv import DotGatConv  # noqa: E402
+from .agnnconv import AGNNConv  # noqa: E402
+from .egatconv import EGATConv  # noqa: E402
+from .edgegatconv import EdgeGATConv  # noqa: E402
+from .gatedgcnconv import GatedGCNConv  # noqa: E402
+from .cfconv import CFConv  # noqa: E402
+from .pnaconv import PNAConv  # noqa: E402
+from .dgnconv import DGNConv  # noqa: E402
+
+__all__ += ["GMMConv", "DotGatConv", "AGNNConv", "EGATConv", "EdgeGATConv", "GatedGCNConv", "CFConv", "PNAConv",
+            "DGNConv"]
+# ---- end of layers-a block ----
