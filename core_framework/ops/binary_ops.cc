@@ -152,7 +152,9 @@ TensorList mul_bw(const GradCtx& c) {
 }
 TensorList div_bw(const GradCtx& c) {
   Tensor ga = c.needs_input_grad[0] ? div(G, B) : Tensor();
-  Tensor gb = c.needs_input_grad[1] ? neg(div(mul(G, A), mul(B, B))) : Tensor();
+  // d(a/b)/db = -(a/b)/b, divided twice: b*b underflows to 0 (and 0/0 is NaN) for |b| < 1e-19 in
+  // float32, where each division alone stays finite.
+  Tensor gb = c.needs_input_grad[1] ? neg(div(mul(G, div(A, B)), B)) : Tensor();
   return {ga, gb};
 }
 TensorList pow_bw(const GradCtx& c) {

@@ -42,5 +42,20 @@ TEST(Autograd, InPlaceChangeOfSavedTensorIsDetected) {
   (void)y;
 }
 
+// d(a/b)/db = -a/b^2 must stay finite in float32 where b^2 underflows (|b| < 1e-19): torch gives 0
+// for a = 0, b = 1e-30, and -a/b^2 for ordinary values.
+TEST(Autograd, DivisorGradientSurvivesTinyDivisorsInFloat32) {
+  Tensor a = zeros({2}, DType::Float32);
+  a.data<float>()[1] = 2.0f;
+  a.set_requires_grad(true);
+  Tensor b = full({2}, 4.0, DType::Float32);
+  b.data<float>()[0] = 1e-30f;
+  b.set_requires_grad(true);
+  backward({sum(div(a, b))}, {}, false, false);
+  EXPECT_EQ(b.grad().data<float>()[0], 0.0f);
+  EXPECT_FLOAT_EQ(b.grad().data<float>()[1], -2.0f / 16.0f);
+  EXPECT_FLOAT_EQ(a.grad().data<float>()[1], 0.25f);
+}
+
 }  // namespace
 }  // namespace nodeweave
