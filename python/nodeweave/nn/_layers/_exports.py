@@ -26,3 +26,15 @@ __all__ += ["readout_nodes", "readout_edges", "sum_nodes", "sum_edges", "mean_no
             "topk_nodes", "topk_edges", "SumPooling", "AvgPooling", "MaxPooling", "SortPooling",
             "GlobalAttentionPooling", "Set2Set", "TypedLinear", "SAGEConv", "GatedGraphConv", "NNConv",
             "RelGraphConv", "HeteroGraphConv", "HeteroLinear", "HeteroEmbedding"]
+
+# ---- layers-b: HGTConv, TWIRLSConv, EGNNConv, AtomicConv, Dense*Conv, GroupRevRes, graph transformer (keep
+# this block separate) ----
+from .conv import (AtomicConv, DenseChebConv, DenseGraphConv, DenseSAGEConv, EGNNConv,  # noqa: E402
+                   GroupRevRes, HGTConv, TWIRLSConv, TWIRLSUnfoldingAndAttention)
+from .gt import (BiasedMHA, DegreeEncoder, GraphormerLayer, PathEncoder, SpatialEncoder,  # noqa: E402
+                 SpatialEncoder3d)
+
+__all__ += ["AtomicConv", "DenseChebConv", "DenseGraphConv", "DenseSAGEConv", "EGNNConv", "GroupRevRes", "HGTConv",
+            "TWIRLSConv", "TWIRLSUnfoldingAndAttention", "BiasedMHA", "DegreeEncoder", "GraphormerLayer", "PathEncoder",
+            "SpatialEncoder", "SpatialEncoder3d"]
+# ---- end of layers-b block ----

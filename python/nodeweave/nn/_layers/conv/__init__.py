@@ -25,3 +25,18 @@ from .relgraphconv import RelGraphConv  # noqa: E402
 
 __all__ += ["SAGEConv", "GatedGraphConv", "NNConv", "RelGraphConv"]
 # ---- end of nn-b block ----
+
+# ---- layers-b: HGTConv, TWIRLSConv, EGNNConv, AtomicConv, Dense*Conv, GroupRevRes (keep this block separate) ----
+from .atomicconv import AtomicConv  # noqa: E402
+from .densechebconv import DenseChebConv  # noqa: E402
+from .densegraphconv import DenseGraphConv  # noqa: E402
+from .densesageconv import DenseSAGEConv  # noqa: E402
+from .egnnconv import EGNNConv  # noqa: E402
+from .grouprevres import GroupRevRes  # noqa: E402
+from .hgtconv import HGTConv  # noqa: E402
+from .twirlsconv import TWIRLSConv  # noqa: E402
+from .twirls_unfolding import TWIRLSUnfoldingAndAttention  # noqa: E402
+
+__all__ += ["AtomicConv", "DenseChebConv", "DenseGraphConv", "DenseSAGEConv", "EGNNConv", "GroupRevRes", "HGTConv",
+            "TWIRLSConv", "TWIRLSUnfoldingAndAttention"]
+# ---- end of layers-b block ----
