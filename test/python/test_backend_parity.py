@@ -474,13 +474,10 @@ SPECS = [
 ]
 
 
-# ---- layers-a: GMMConv ... DGNConv, JumpingKnowledge, LabelPropagation (keep this block separate) ----
+# More of DGL's convolutions: attention, edge features, principal aggregation; JK, label propagation
 def pna_graph(rng, n=8):
     """Every node has 0, 1 or at least 3 in-edges from distinct other nodes: the odd moments of
-    exactly two messages are 0 up to rounding, which their n-th roots blow up. No self-loops: a
-    node whose only in-edge is a self-loop has a zero eigenvector field, where DGNConv divides by
-    DGL's 1e-30, whose square the native engine's float32 division backward underflows (NaN in
-    eig_vec's gradient; torch orders that backward differently)."""
+    exactly two messages are 0 up to rounding, which their n-th roots blow up."""
     src, dst = [], []
     for v in range(n):
         d = 0 if v == 0 else 1 if v == 1 else int(rng.choice([3, 4, 5]))
@@ -556,7 +553,110 @@ SPECS += [
          lambda ns: ns.nwnn.LabelPropagation(2, 0.8, "row", clamp=False, normalize=True, reset=True), bat,
          lambda rng, g: {"y": rng.uniform(0, 1, (10, 2))}, lambda m, g, x: m(g, x["y"])),
 ]
-# ---- end of layers-a block ----
+
+# More of DGL's layers: HGT, TWIRLS, EGNN, AtomicConv, dense-adjacency convs, GroupRevRes, graph transformer
+def _adj(rng, nd, ns):
+    """A weighted dense (N_dst, N_src) adjacency with a row of zeros (a node without in-edges)."""
+    a = (rng.random((nd, ns)) < 0.5) * pos(rng, nd, ns)
+    a[0] = 0.0
+    return a
+
+
+def _sym_adj(rng, n):
+    a = _adj(rng, n, n)
+    return a + a.T
+
+
+def _typed(din, n_nt, n_et):
+    return lambda rng, g: {"x": randn(rng, n_src(g), din), "nt": rng.integers(0, n_nt, n_src(g)),
+                           "et": rng.integers(0, n_et, ne(g))}
+
+
+def _sorted_typed(rng, g):
+    return {"x": randn(rng, 7, 4), "nt": np.sort(rng.integers(0, 2, 7)), "et": np.sort(rng.integers(0, 3, ne(g)))}
+
+
+def _mask(rng, b, n):
+    m = rng.random((b, n, n)) < 0.35
+    for i in range(b):
+        np.fill_diagonal(m[i], False)
+    return m
+
+
+_no_graph = lambda rng: None  # noqa: E731
+_GT = lambda rng, g: {"x": randn(rng, 2, 4, 6), "b": randn(rng, 2, 4, 4, 3), "mask": _mask(rng, 2, 4)}  # noqa: E731
+_f_gt = lambda m, g, x: m(x["x"], x["b"], x["mask"])  # noqa: E731
+_f_hgt = lambda m, g, x: m(g, x["x"], x["nt"], x["et"])  # noqa: E731
+
+SPECS += [
+    Spec("HGTConv", "identity-residual", lambda ns: ns.nwnn.HGTConv(4, 2, 2, 2, 3), h7, _typed(4, 2, 3), _f_hgt),
+    Spec("HGTConv", "residual-weight-norm", lambda ns: ns.nwnn.HGTConv(5, 2, 3, 3, 2, use_norm=True), bat,
+         _typed(5, 3, 2), _f_hgt),
+    Spec("HGTConv", "presorted", lambda ns: ns.nwnn.HGTConv(4, 2, 2, 2, 3), h7, _sorted_typed,
+         lambda m, g, x: m(g, x["x"], x["nt"], x["et"], presorted=True)),
+    Spec("HGTConv", "block", lambda ns: ns.nwnn.HGTConv(3, 2, 2, 2, 2), blk, _typed(3, 2, 2), _f_hgt),
+    Spec("EGNNConv", "plain", lambda ns: ns.nwnn.EGNNConv(4, 6, 3), h7_noloop,
+         lambda rng, g: {"h": randn(rng, 7, 4), "x": randn(rng, 7, 3)}, lambda m, g, x: m(g, x["h"], x["x"])),
+    Spec("EGNNConv", "edge-feat-block", lambda ns: ns.nwnn.EGNNConv(3, 4, 2, 2), blk,
+         lambda rng, g: {"h": randn(rng, 7, 3), "x": randn(rng, 7, 2), "e": randn(rng, ne(g), 2)},
+         lambda m, g, x: m(g, x["h"], x["x"], x["e"])),
+    Spec("AtomicConv", "plain", lambda ns: ns.nwnn.AtomicConv([0.5, 0.7, 0.6], [0.1, 0.2, 0.3], [1.0, 0.5, 2.0]),
+         h7_noloop, lambda rng, g: {"z": rng.uniform(1, 3, (7, 1)), "r": rng.uniform(-0.8, 0.8, (ne(g), 1))},
+         lambda m, g, x: m(g, x["z"], x["r"])),
+    Spec("AtomicConv", "typed", lambda ns: ns.nwnn.AtomicConv([0.5, 0.7], [0.1, 0.2], [1.0, 0.5], [1.0, 6.0, 8.0]),
+         bat, lambda rng, g: {"z": rng.choice([1.0, 6.0, 7.0, 8.0], (n_src(g), 1)),
+                              "r": rng.uniform(-0.8, 0.8, (ne(g), 1))},
+         lambda m, g, x: m(g, x["z"], x["r"]), const=("z",)),
+    Spec("DenseGraphConv", "both", lambda ns: ns.nwnn.DenseGraphConv(4, 3), _no_graph,
+         lambda rng, g: {"a": _sym_adj(rng, 6), "x": randn(rng, 6, 4)}, lambda m, g, x: m(x["a"], x["x"])),
+    Spec("DenseGraphConv", "right-bipartite-tanh",
+         lambda ns: ns.nwnn.DenseGraphConv(3, 5, norm="right", activation=ns.T.tanh), _no_graph,
+         lambda rng, g: {"a": _adj(rng, 4, 6), "x": randn(rng, 6, 3)}, lambda m, g, x: m(x["a"], x["x"])),
+    Spec("DenseSAGEConv", "square", lambda ns: ns.nwnn.DenseSAGEConv(4, 3), _no_graph,
+         lambda rng, g: {"a": _adj(rng, 6, 6), "x": randn(rng, 6, 4)}, lambda m, g, x: m(x["a"], x["x"])),
+    Spec("DenseSAGEConv", "pair-layernorm-relu",
+         lambda ns: ns.nwnn.DenseSAGEConv(4, 3, activation=ns.F.relu, norm=ns.tnn.LayerNorm(3)), _no_graph,
+         lambda rng, g: {"a": _adj(rng, 4, 6), "xs": randn(rng, 6, 4), "xd": randn(rng, 4, 4)},
+         lambda m, g, x: m(x["a"], (x["xs"], x["xd"]))),
+    Spec("DenseChebConv", "k3-number", lambda ns: ns.nwnn.DenseChebConv(4, 3, 3), _no_graph,
+         lambda rng, g: {"a": _sym_adj(rng, 6), "x": randn(rng, 6, 4)}, lambda m, g, x: m(x["a"], x["x"], 1.6)),
+    Spec("DenseChebConv", "k2-eigensolver-nobias", lambda ns: ns.nwnn.DenseChebConv(4, 3, 2, bias=False), _no_graph,
+         lambda rng, g: {"a": _sym_adj(rng, 6), "x": randn(rng, 6, 4)}, lambda m, g, x: m(x["a"], x["x"]),
+         const=("a",)),
+    Spec("GroupRevRes", "graphconv-3", lambda ns: ns.nwnn.GroupRevRes(ns.nwnn.GraphConv(2, 2), 3), h7, X(6), f_x),
+    Spec("TWIRLSConv", "default", lambda ns: ns.nwnn.TWIRLSConv(5, 3, 4, 4), h7_noloop, X(5), f_x),
+    Spec("TWIRLSConv", "attention-eta-layernorm",
+         lambda ns: ns.nwnn.TWIRLSConv(5, 3, 4, 4, attention=True, use_eta=True, attn_bef=True, norm="layer",
+                                       num_mlp_before=2, num_mlp_after=2, tau=0.1), h7, X(5), f_x),
+    Spec("TWIRLSConv", "eq30-batchnorm-no-mlp-before",
+         lambda ns: ns.nwnn.TWIRLSConv(5, 3, 4, 3, precond=False, lam=0.5, alp=0.4, num_mlp_before=0,
+                                       num_mlp_after=2, norm="batch"), bat, X(5), f_x),
+    Spec("TWIRLSUnfoldingAndAttention", "attention",
+         lambda ns: ns.nwnn.TWIRLSUnfoldingAndAttention(4, 0.4, 0.8, 4, attn_aft=2, use_eta=True, T=4.0), h7, X(4),
+         f_x),
+    Spec("BiasedMHA", "add-mask", lambda ns: ns.nwnn.BiasedMHA(6, 3), _no_graph, _GT, _f_gt),
+    Spec("BiasedMHA", "mul-nobias", lambda ns: ns.nwnn.BiasedMHA(6, 3, bias=False, attn_bias_type="mul"), _no_graph,
+         _GT, lambda m, g, x: m(x["x"], x["b"])),
+    Spec("GraphormerLayer", "post-norm", lambda ns: ns.nwnn.GraphormerLayer(6, 8, 3), _no_graph, _GT, _f_gt),
+    Spec("GraphormerLayer", "pre-norm-mul-gelu",
+         lambda ns: ns.nwnn.GraphormerLayer(6, 8, 3, attn_bias_type="mul", norm_first=True, activation=ns.tnn.GELU()),
+         _no_graph, _GT, _f_gt),
+    Spec("DegreeEncoder", "both", lambda ns: ns.nwnn.DegreeEncoder(3, 4), _no_graph,
+         lambda rng, g: {"d": rng.integers(0, 6, (2, 2, 5))}, lambda m, g, x: m(x["d"])),
+    Spec("DegreeEncoder", "out", lambda ns: ns.nwnn.DegreeEncoder(3, 4, "out"), _no_graph,
+         lambda rng, g: {"d": rng.integers(0, 6, (2, 5))}, lambda m, g, x: m(x["d"])),
+    Spec("SpatialEncoder", "plain", lambda ns: ns.nwnn.SpatialEncoder(3, 4), _no_graph,
+         lambda rng, g: {"d": rng.integers(-1, 6, (2, 5, 5))}, lambda m, g, x: m(x["d"])),
+    Spec("PathEncoder", "plain", lambda ns: ns.nwnn.PathEncoder(3, 2, 4), _no_graph,
+         lambda rng, g: {"d": rng.integers(0, 5, (2, 4, 4)), "p": randn(rng, 2, 4, 4, 3, 2)},
+         lambda m, g, x: m(x["d"], x["p"])),
+    Spec("SpatialEncoder3d", "typed", lambda ns: ns.nwnn.SpatialEncoder3d(4, 3, 5), _no_graph,
+         lambda rng, g: {"c": randn(rng, 2, 5, 3), "t": rng.integers(-1, 5, (2, 5))},
+         lambda m, g, x: m(x["c"], x["t"])),
+    Spec("SpatialEncoder3d", "untyped", lambda ns: ns.nwnn.SpatialEncoder3d(4, 2, 5), _no_graph,
+         lambda rng, g: {"c": randn(rng, 2, 4, 3)}, lambda m, g, x: m(x["c"])),
+]
+
 
 def _by_name_nodes(f, g, x):
     """``feat`` and ``weight`` named by the graph's node data, as DGL allows."""
@@ -598,7 +698,8 @@ def randomize(module, rng, np_dtype):
     BatchNorm statistics start at 0/1 otherwise, which would leave paths unchecked)."""
     with nc.no_grad():
         for _, p in module.named_parameters():
-            p.copy_(nc.tensor(rng.uniform(-0.8, 0.8, tuple(p.shape)).astype(np_dtype)))
+            if p.requires_grad:  # a frozen one is configuration (AtomicConv's atom types), kept as built
+                p.copy_(nc.tensor(rng.uniform(-0.8, 0.8, tuple(p.shape)).astype(np_dtype)))
         for name, b in module.named_buffers():
             if b.is_floating_point():
                 lo, hi = (0.5, 1.5) if name.endswith("running_var") else (-0.5, 0.5)

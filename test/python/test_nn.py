@@ -482,7 +482,7 @@ def test_batch_norm_without_running_stats_and_bad_inputs():
 
 ACTIVATIONS = [
     ("ReLU", {}), ("LeakyReLU", {"negative_slope": 0.2}), ("ELU", {"alpha": 0.7}), ("GELU", {}),
-    ("GELU", {"approximate": "tanh"}), ("Sigmoid", {}), ("Tanh", {}), ("Softplus", {"beta": 2.0, "threshold": 1.5}),
+    ("GELU", {"approximate": "tanh"}), ("Sigmoid", {}), ("SiLU", {}), ("Tanh", {}), ("Softplus", {"beta": 2.0, "threshold": 1.5}),
     ("Softmax", {"dim": 1}), ("LogSoftmax", {"dim": -1}), ("Identity", {}),
 ]
 
@@ -581,6 +581,30 @@ def test_containers():
     assert isinstance(md.pop("b"), nc.nn.ReLU) and "b" not in md
     with pytest.raises(ValueError, match="element #0 should be a \\(key, module\\) pair"):
         md.update([nc.nn.ReLU()])
+
+
+def test_parameter_list_matches_torch_layout():
+    rng = np.random.default_rng(8)
+    values = [rng.standard_normal(3), rng.standard_normal((2, 2))]
+    ours = nc.nn.ParameterList([nc.nn.Parameter(nc.tensor(v)) for v in values])
+    ref = torch.nn.ParameterList([torch.nn.Parameter(torch.tensor(v)) for v in values])
+    ours.append(nc.zeros(4))                      # a plain tensor becomes a Parameter
+    ref.append(torch.zeros(4))
+    assert list(ours.state_dict()) == list(ref.state_dict()) == ["0", "1", "2"]
+    assert isinstance(ours[2], nc.nn.Parameter) and ours[2].requires_grad
+    assert ours[-1] is ours[2] and len(ours[1:]) == 2 and len(list(ours)) == 3
+    ours[0] = nc.ones(3, dtype=nc.float64)
+    np.testing.assert_array_equal(ours[0].detach().numpy(), np.ones(3))
+    ours.load_state_dict({k: nc.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+    np.testing.assert_array_equal(ours[0].detach().numpy(), values[0])
+    assert [p.dtype for p in nc.nn.ParameterList([nc.tensor([1, 2])])] == [nc.int64]  # integers: no grad
+    assert not nc.nn.ParameterList([nc.tensor([1, 2])])[0].requires_grad
+    with pytest.raises(IndexError, match="out of range for ParameterList of length 3"):
+        ours[3]
+    with pytest.raises(TypeError, match="ParameterList holds tensors, got list"):
+        ours.append([1.0])
+    with pytest.raises(TypeError, match="iterable of tensors, got a Tensor"):
+        ours.extend(nc.ones(2))
 
 
 # ---------------------------------------------------------------- init

@@ -15,15 +15,16 @@ from nodeweave.core.nn.linear import Identity, Linear
 from nodeweave.core.nn.embedding import Embedding
 from nodeweave.core.nn.dropout import Dropout
 from nodeweave.core.nn.normalization import BatchNorm1d, LayerNorm
-from nodeweave.core.nn.container import ModuleDict, ModuleList, Sequential
+from nodeweave.core.nn.container import ModuleDict, ModuleList, ParameterList, Sequential
 from nodeweave.core.nn.rnn import GRU, GRUCell, LSTM, LSTMCell
-from nodeweave.core.nn.activation import ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Softplus, Tanh
+from nodeweave.core.nn.activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus,
+                                          Tanh)
 from nodeweave.core.nn.loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MarginRankingLoss, MSELoss, NLLLoss
 from nodeweave.core.nn import utils
 
 __all__ = [
     "Parameter", "Module", "functional", "init", "utils", "Identity", "Linear", "Embedding", "Dropout",
-    "BatchNorm1d", "LayerNorm", "ModuleDict", "ModuleList", "Sequential", "GRU", "GRUCell", "LSTM", "LSTMCell", "ELU", "GELU", "LeakyReLU",
-    "LogSoftmax", "ReLU", "Sigmoid", "Softmax", "Softplus", "Tanh", "BCEWithLogitsLoss", "CrossEntropyLoss",
+    "BatchNorm1d", "LayerNorm", "ModuleDict", "ModuleList", "ParameterList", "Sequential", "GRU", "GRUCell", "LSTM", "LSTMCell", "ELU", "GELU", "LeakyReLU",
+    "LogSoftmax", "ReLU", "Sigmoid", "SiLU", "Softmax", "Softplus", "Tanh", "BCEWithLogitsLoss", "CrossEntropyLoss",
     "L1Loss", "MarginRankingLoss", "MSELoss", "NLLLoss",
 ]

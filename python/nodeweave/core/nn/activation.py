@@ -79,6 +79,20 @@ class Sigmoid(Module):
         return F.sigmoid(input)
 
 
+class SiLU(Module):
+    """``x * sigmoid(x)`` (swish)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.silu(input)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
 class Tanh(Module):
     """``tanh(x)``."""
 

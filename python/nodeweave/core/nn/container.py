@@ -1,11 +1,13 @@
-"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict``."""
+"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict``, ``ParameterList``."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from typing import Any, Iterable, Iterator, Mapping, Optional, Tuple, Union
 
+from nodeweave._C import Tensor
 from nodeweave.core.nn.module import Module
+from nodeweave.core.nn.parameter import Parameter
 
 
 def _index(idx: Any, n: int, cls: str) -> int:
@@ -196,3 +198,61 @@ class ModuleDict(Module):
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("ModuleDict has no forward(); look up a module and call it")
+
+
+class ParameterList(Module):
+    """A list of registered parameters, named ``"0"``, ``"1"``, ... in ``state_dict`` as in torch.
+    A plain tensor appended is wrapped in a :class:`Parameter`.
+
+    >>> import nodeweave.core as nc
+    >>> pl = nc.nn.ParameterList([nc.nn.Parameter(nc.ones(2)) for _ in range(2)])
+    >>> pl.append(nc.zeros(3))
+    ParameterList(...)
+    >>> len(pl), [n for n, _ in pl.named_parameters()], tuple(pl[-1].shape)
+    (3, ['0', '1', '2'], (3,))
+    """
+
+    def __init__(self, values: Optional[Iterable[Any]] = None) -> None:
+        super().__init__()
+        if values is not None:
+            self.extend(values)
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[Parameter]:
+        return iter(self._parameters.values())
+
+    def __getitem__(self, idx: Union[int, slice]) -> Any:
+        if isinstance(idx, slice):
+            return ParameterList(list(self._parameters.values())[idx])
+        return self._parameters[str(_index(idx, len(self), "ParameterList"))]
+
+    def __setitem__(self, idx: int, value: Any) -> None:
+        self.register_parameter(str(_index(idx, len(self), "ParameterList")), _as_parameter(value))
+
+    def append(self, value: Any) -> "ParameterList":
+        self.register_parameter(str(len(self)), _as_parameter(value))
+        return self
+
+    def extend(self, values: Iterable[Any]) -> "ParameterList":
+        if isinstance(values, Tensor):
+            raise TypeError("ParameterList.extend should be called with an iterable of tensors, got a Tensor")
+        for v in values:
+            self.append(v)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(f"({k}): Parameter containing: [{p.dtype.name} of size {tuple(p.shape)}]"
+                         for k, p in self._parameters.items())
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("ParameterList has no forward(); index it")
+
+
+def _as_parameter(value: Any) -> Parameter:
+    if isinstance(value, Parameter):
+        return value
+    if not isinstance(value, Tensor):
+        raise TypeError(f"ParameterList holds tensors, got {type(value).__name__}")
+    return Parameter(value, requires_grad=value.is_floating_point())

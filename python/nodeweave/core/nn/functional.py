@@ -19,7 +19,7 @@ from nodeweave.core.autograd import no_grad
 from nodeweave.core.nn import _row_sparse
 
 __all__ = [
-    "relu", "leaky_relu", "elu", "gelu", "sigmoid", "tanh", "softplus", "logsigmoid", "softmax",
+    "relu", "leaky_relu", "elu", "gelu", "sigmoid", "silu", "tanh", "softplus", "logsigmoid", "softmax",
     "log_softmax", "dropout", "linear", "embedding", "one_hot", "layer_norm", "batch_norm", "normalize",
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy_with_logits", "margin_ranking_loss",
 ]
@@ -64,6 +64,12 @@ def sigmoid(input: Tensor) -> Tensor:
 
 def tanh(input: Tensor) -> Tensor:
     return _C.tanh(input)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * sigmoid(x)`` (swish), composed of engine ops; ``inplace`` is accepted for torch's
+    signature and ignored (the result is always a new tensor)."""
+    return input * _C.sigmoid(input)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:

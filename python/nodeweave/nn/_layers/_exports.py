@@ -27,7 +27,7 @@ __all__ += ["readout_nodes", "readout_edges", "sum_nodes", "sum_edges", "mean_no
             "GlobalAttentionPooling", "Set2Set", "TypedLinear", "SAGEConv", "GatedGraphConv", "NNConv",
             "RelGraphConv", "HeteroGraphConv", "HeteroLinear", "HeteroEmbedding"]
 
-# ---- layers-a: new convolutions, JumpingKnowledge, LabelPropagation (keep this block separate) ----
+# More of DGL's convolutions: attention, edge features, principal aggregation; JK, label propagation
 from .conv import (GMMConv, DotGatConv, AGNNConv, EGATConv, EdgeGATConv, GatedGCNConv, CFConv,  # noqa: E402
                    PNAConv, DGNConv)
 from .jumpingknowledge import JumpingKnowledge  # noqa: E402
@@ -35,4 +35,13 @@ from .labelpropagation import LabelPropagation  # noqa: E402
 
 __all__ += ["GMMConv", "DotGatConv", "AGNNConv", "EGATConv", "EdgeGATConv", "GatedGCNConv", "CFConv", "PNAConv",
             "DGNConv", "JumpingKnowledge", "LabelPropagation"]
-# ---- end of layers-a block ----
+
+# More of DGL's layers: HGT, TWIRLS, EGNN, AtomicConv, dense-adjacency convs, GroupRevRes, graph transformer
+from .conv import (AtomicConv, DenseChebConv, DenseGraphConv, DenseSAGEConv, EGNNConv,  # noqa: E402
+                   GroupRevRes, HGTConv, TWIRLSConv, TWIRLSUnfoldingAndAttention)
+from .gt import (BiasedMHA, DegreeEncoder, GraphormerLayer, PathEncoder, SpatialEncoder,  # noqa: E402
+                 SpatialEncoder3d)
+
+__all__ += ["AtomicConv", "DenseChebConv", "DenseGraphConv", "DenseSAGEConv", "EGNNConv", "GroupRevRes", "HGTConv",
+            "TWIRLSConv", "TWIRLSUnfoldingAndAttention", "BiasedMHA", "DegreeEncoder", "GraphormerLayer", "PathEncoder",
+            "SpatialEncoder", "SpatialEncoder3d"]

@@ -26,8 +26,7 @@ from .relgraphconv import RelGraphConv  # noqa: E402
 __all__ += ["SAGEConv", "GatedGraphConv", "NNConv", "RelGraphConv"]
 # ---- end of nn-b block ----
 
-# ---- layers-a: GMMConv, DotGatConv, AGNNConv, EGATConv, EdgeGATConv, GatedGCNConv, CFConv, PNAConv,
-# DGNConv (keep this block separate) ----
+# More of DGL's convolutions: attention, edge features, principal aggregation; JK, label propagation
 from .gmmconv import GMMConv  # noqa: E402
 from .dotgatconv import DotGatConv  # noqa: E402
 from .agnnconv import AGNNConv  # noqa: E402
@@ -40,4 +39,17 @@ from .dgnconv import DGNConv  # noqa: E402
 
 __all__ += ["GMMConv", "DotGatConv", "AGNNConv", "EGATConv", "EdgeGATConv", "GatedGCNConv", "CFConv", "PNAConv",
             "DGNConv"]
-# ---- end of layers-a block ----
+
+# More of DGL's layers: HGT, TWIRLS, EGNN, AtomicConv, dense-adjacency convs, GroupRevRes, graph transformer
+from .atomicconv import AtomicConv  # noqa: E402
+from .densechebconv import DenseChebConv  # noqa: E402
+from .densegraphconv import DenseGraphConv  # noqa: E402
+from .densesageconv import DenseSAGEConv  # noqa: E402
+from .egnnconv import EGNNConv  # noqa: E402
+from .grouprevres import GroupRevRes  # noqa: E402
+from .hgtconv import HGTConv  # noqa: E402
+from .twirlsconv import TWIRLSConv  # noqa: E402
+from .twirls_unfolding import TWIRLSUnfoldingAndAttention  # noqa: E402
+
+__all__ += ["AtomicConv", "DenseChebConv", "DenseGraphConv", "DenseSAGEConv", "EGNNConv", "GroupRevRes", "HGTConv",
+            "TWIRLSConv", "TWIRLSUnfoldingAndAttention"]
