@@ -25,7 +25,7 @@ from nodeweave.graph.transforms import (reverse, add_self_loop, remove_self_loop
                                         to_bidirected, add_reverse_edges, node_subgraph, edge_subgraph,
                                         in_subgraph, out_subgraph, khop_in_subgraph, khop_out_subgraph,
                                         khop_graph, line_graph, compact_graphs, to_homogeneous,
-                                        to_heterogeneous, reorder_graph, NID, EID)
+                                        to_heterogeneous, reorder_graph, NID, EID, NTYPE, ETYPE)
 from nodeweave.graph.block import Block, to_block, create_block  # noqa: E402,F401
 from nodeweave.graph.batch import batch, unbatch, batch_num_nodes, batch_num_edges  # noqa: E402,F401
 from nodeweave.graph.io import save_graphs, load_graphs  # noqa: E402,F401
@@ -38,3 +38,6 @@ from nodeweave.nn import (readout_nodes, readout_edges, sum_nodes, sum_edges,  #
 from nodeweave import data  # noqa: E402,F401
 # Sampling and mini-batch training (nodeweave.sampling, nodeweave.dataloading)
 from nodeweave import sampling, dataloading  # noqa: E402,F401
+# One seed for nodeweave's generator, as dgl.seed (nodeweave/random.py)
+from nodeweave import random  # noqa: E402,F401
+from nodeweave.random import seed  # noqa: E402,F401

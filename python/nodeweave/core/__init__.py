@@ -33,3 +33,4 @@ from nodeweave._C import from_dlpack  # noqa: E402,F401
 from nodeweave.core import cuda, profiler  # noqa: E402,F401
 from nodeweave.core import nn, optim  # noqa: E402,F401
 from nodeweave.core.serialization import save, load  # noqa: E402,F401
+from nodeweave.core import pickling as _pickling  # noqa: E402,F401  (registers pickle support)

@@ -22,10 +22,14 @@ from nodeweave.graph.heterograph import ALL, HeteroGraph, IdRangeError  # noqa: 
 from nodeweave.graph.construct import (graph, heterograph, from_scipy, from_networkx,  # noqa: F401
                                        to_networkx, read_edge_list)
 from nodeweave.graph.generators import rand_graph, rmat_graph, sbm_graph  # noqa: F401
-from nodeweave.graph import transform_methods
+from nodeweave.graph import mutation, pickling, slicing, transform_methods
 
-# The graph class gets its transform methods once the transforms are loaded (see transform_methods).
+# The graph class gets its transform methods, mutators, relation slicing and pickling once the
+# transforms are loaded (see transform_methods).
 transform_methods.install(HeteroGraph)
+mutation.install(HeteroGraph)
+slicing.install(HeteroGraph)
+pickling.install(HeteroGraph)
 
 Graph = HeteroGraph
 

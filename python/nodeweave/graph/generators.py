@@ -2,7 +2,8 @@
 block model (:func:`sbm_graph`).
 
 All are vectorized NumPy, draw from ``numpy.random.default_rng(seed)`` and so give the same graph for
-the same seed on every machine.
+the same seed on every machine. Without ``seed`` the NumPy generator is seeded from nodeweave's
+generator, so ``nw.seed(s)`` makes them repeatable too (as ``dgl.seed`` does for DGL's generators).
 
 >>> import nodeweave as nw
 >>> g = nw.rand_graph(100, 500, seed=0)
@@ -19,6 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from nodeweave import _C
 from nodeweave.graph.construct import _check_count, graph
 from nodeweave.graph.heterograph import HeteroGraph
 
@@ -28,7 +30,7 @@ __all__ = ["rand_graph", "rmat_graph", "sbm_graph"]
 def _rng(seed: Any) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
-    return np.random.default_rng(seed)
+    return np.random.default_rng(_C.sampling.draw_seed() if seed is None else seed)
 
 
 def rand_graph(num_nodes: int, num_edges: int, seed: Any = None, idtype: Any = None,

@@ -631,6 +631,25 @@ class HeteroGraph(MessagePassing):
             return m.asformat(scipy_fmt)
         raise ValueError(f"scipy_fmt must be 'csr', 'csc' or 'coo', got {scipy_fmt!r}")
 
+    def adj_tensors(self, fmt: str, etype: str | tuple | None = None) -> tuple:
+        """The structure of ``etype`` as id tensors of the graph's idtype, on its device (DGL's
+        ``adj_tensors``): ``'coo'`` gives ``(src, dst)`` in edge-id order; ``'csr'`` gives
+        ``(indptr, indices, eids)`` with a row per source node, ``indices`` the destinations;
+        ``'csc'`` the same with a row per destination node, ``indices`` the sources. Within a row,
+        edges are in increasing edge id.
+
+        >>> import nodeweave as nw
+        >>> g = nw.graph(([0, 2, 1, 0], [1, 0, 2, 2]))
+        >>> [t.tolist() for t in g.adj_tensors("csr")]
+        [[0, 2, 3, 4], [1, 2, 2, 0], [0, 3, 2, 1]]
+        >>> [t.tolist() for t in g.adj_tensors("csc")]
+        [[0, 1, 2, 4], [2, 0, 1, 0], [1, 0, 2, 3]]
+        """
+        if not isinstance(fmt, str) or fmt not in _ALL_FORMATS:
+            raise ValueError(f"adj_tensors: fmt must be 'coo', 'csr' or 'csc', got {fmt!r}")
+        ct, _ = self._rel(etype)
+        return tuple(self._ids_out(a) for a in getattr(self._host(ct), fmt)())
+
     def adj_external(self, transpose: bool = False, etype: str | tuple | None = None,
                      scipy_fmt: str = "csr"):
         """DGL's spelling of :meth:`adj` (rows = sources unless ``transpose``)."""

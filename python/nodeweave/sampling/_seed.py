@@ -23,12 +23,18 @@ import numpy as np
 from nodeweave import _C
 
 
+def check_seed(value: Any, name: str, accepts: str = "an int") -> int:
+    """``value`` as a seed of nodeweave's generators: an int in ``[0, 2**64)``; errors name ``name``
+    and say what it ``accepts``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be {accepts}, got {type(value).__name__}")
+    if not 0 <= int(value) < 2**64:
+        raise ValueError(f"{name} must be an int in [0, 2**64), got {value}")
+    return int(value)
+
+
 def resolve_seed(random_seed: Any) -> int:
     """``random_seed`` checked, or a fresh draw from the default generator when None."""
     if random_seed is None:
         return int(_C.sampling.draw_seed())
-    if isinstance(random_seed, (bool, np.bool_)) or not isinstance(random_seed, (int, np.integer)):
-        raise TypeError(f"random_seed must be an int or None, got {type(random_seed).__name__}")
-    if not 0 <= int(random_seed) < 2**64:
-        raise ValueError(f"random_seed must be an int in [0, 2**64), got {random_seed}")
-    return int(random_seed)
+    return check_seed(random_seed, "random_seed", "an int or None")

@@ -47,4 +47,4 @@ from nodeweave.graph.transforms.reorder import reorder_graph  # noqa: F401
 __all__ = ["NID", "EID", "reverse", "add_self_loop", "remove_self_loop", "to_simple", "to_bidirected",
            "add_reverse_edges", "node_subgraph", "edge_subgraph", "in_subgraph", "out_subgraph",
            "khop_in_subgraph", "khop_out_subgraph", "khop_graph", "line_graph", "compact_graphs",
-           "to_homogeneous", "to_heterogeneous", "reorder_graph"]
+           "to_homogeneous", "to_heterogeneous", "reorder_graph", "NTYPE", "ETYPE"]

@@ -29,7 +29,9 @@ NID = "_ID"
 EID = "_ID"
 """Feature name of original edge ids (DGL's ``dgl.EID``)."""
 NTYPE = "_TYPE"
+"""Feature name of node type indices (DGL's ``dgl.NTYPE``), written by ``to_homogeneous``."""
 ETYPE = "_TYPE"
+"""Feature name of edge type indices (DGL's ``dgl.ETYPE``), written by ``to_homogeneous``."""
 
 Canonical = tuple
 

@@ -126,7 +126,7 @@ def to_numpy_ids(ids: Any, name: str) -> np.ndarray:
 
 def relation_graph(g: Any, etype: Any) -> Any:
     """The graph of one canonical edge type of ``g`` (DGL's ``g[stype, etype, dtype]``): same
-    relation structure (shared, not copied), only that relation's node types, no features.
+    relation structure and feature frames (shared, not copied), only that relation's node types.
 
     >>> import nodeweave as nw
     >>> g = nw.heterograph({("user", "plays", "game"): ([0, 1], [0, 0]),
@@ -135,20 +135,7 @@ def relation_graph(g: Any, etype: Any) -> Any:
     >>> r.canonical_etypes, r.num_src_nodes(), r.num_dst_nodes()
     ([('user', 'plays', 'game')], 2, 1)
     """
-    from nodeweave.graph.heterograph import HeteroGraph
-
-    ct = g.to_canonical_etype(etype)
-    if getattr(type(g), "__getitem__", None) is not None:
-        return g[ct]  # a graph type that slices relations itself (DGL's blocks do)
-    st, _, dt = ct
-    counts = {st: g.num_nodes(st)}
-    counts[dt] = g.num_nodes(dt)
-    sub = HeteroGraph._create(counts, {ct: g._rels[ct]}, device=g._device)
-    if g._batch_num_nodes is not None:
-        sub._batch_num_nodes = {nt: g._batch_num_nodes[nt] for nt in counts}
-    if g._batch_num_edges is not None:
-        sub._batch_num_edges = {ct: g._batch_num_edges[ct]}
-    return sub
+    return g[g.to_canonical_etype(etype)]
 
 
 def resolve_ntype(g: Any, ntype: Optional[str], what: str = "ntype") -> str:
