@@ -102,3 +102,11 @@ def test_bad_cache_size():
         DataLoader(g, np.arange(10), s, cache_size="big", num_workers=1)
     with pytest.raises(ValueError, match="cache_size needs the C\\+\\+ loader"):
         DataLoader(g, np.arange(10), s, cache_size=10, num_workers=0)
+
+
+def test_use_ddp_is_refused_not_ignored():
+    """DGL's use_ddp shards the seeds per rank: ignoring it would train every rank on every seed."""
+    g = _graph()
+    with pytest.raises(NotImplementedError, match="use_ddp"):
+        DataLoader(g, np.arange(10), NeighborSampler([2]), use_ddp=True)
+    DataLoader(g, np.arange(10), NeighborSampler([2]), use_ddp=False, persistent_workers=True)  # hints

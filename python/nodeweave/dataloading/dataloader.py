@@ -124,6 +124,11 @@ class DataLoader:
                                  "pin_prefetcher", "persistent_workers", "pin_memory"}
         if ignored:
             raise TypeError(f"DataLoader got unexpected keyword arguments {sorted(ignored)}")
+        # The others are performance hints with no counterpart here; use_ddp changes which seeds a
+        # process sees, so ignoring it would train every rank on every seed.
+        if kwargs.get("use_ddp"):
+            raise NotImplementedError("DataLoader: use_ddp=True (a shard of the seeds per torch.distributed "
+                                      "rank) is not supported yet; pass each rank its own indices")
         self.graph = graph
         self.graph_sampler = graph_sampler
         self.batch_size = int(batch_size)
