@@ -11,7 +11,9 @@ DType parse_dtype(pyb::handle obj, const char* arg) {
     name = obj.cast<std::string>();
   } else if (pyb::hasattr(obj, "dtype") && pyb::hasattr(obj, "__module__") &&
              std::string(pyb::str(obj.attr("__module__"))) == "numpy") {
-    name = pyb::str(pyb::getattr(obj, "dtype"));  // numpy scalar type such as np.float32
+    // A numpy scalar type such as np.float32 (whose `dtype` attribute is a descriptor, not a
+    // dtype) or a numpy scalar: numpy.dtype() reads both.
+    name = pyb::str(pyb::dtype::from_args(pyb::reinterpret_borrow<pyb::object>(obj)).attr("name"));
   } else if (pyb::hasattr(obj, "name") && pyb::hasattr(obj, "kind")) {
     name = pyb::str(obj.attr("name"));  // numpy dtype object
   } else if (obj.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) {

@@ -44,7 +44,8 @@ def test_graph_num_nodes_and_idtype():
     assert nw.graph(([], []), num_nodes=5).num_edges() == 0
     assert nw.graph((np.array([], np.int64), np.array([], np.int64)), num_nodes=3).in_degrees().tolist() == [0, 0, 0]
     assert nw.graph(([0], [1]), device="cpu").device == "cpu"
-    assert nw.graph([[0, 1], [1, 2]]).num_edges() == 2  # a list pair works like a tuple
+    # A list is a list of (u, v) edges (as in DGL), not (src, dst): edges 0->3 and 1->2.
+    assert [t.tolist() for t in nw.graph([[0, 3], [1, 2]]).edges()] == [[0, 1], [3, 2]]
 
 
 @pytest.mark.parametrize("data,kwargs,exc,msg", [

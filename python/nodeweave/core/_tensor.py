@@ -97,6 +97,15 @@ def arange(start, end=None, step=1, *, dtype=None, device=None) -> Tensor:
     return _C._arange(builtins.float(start), builtins.float(end), builtins.float(step), dtype, device)
 
 
+def _is_foreign_dtype(a: Any) -> bool:
+    """A NumPy dtype (``np.dtype('float32')`` or the scalar type ``np.float32``) or a torch dtype:
+    spellings ``to()`` takes positionally besides the engine's own dtypes (so that code written for
+    PyTorch or NumPy converts unchanged); ``_C._parse_dtype`` reads them."""
+    if isinstance(a, np.dtype) or isinstance(a, type) and issubclass(a, np.generic):
+        return True
+    return type(a).__name__ == "dtype" and type(a).__module__ == "torch"
+
+
 def parse_to_args(args: tuple, kwargs: dict) -> tuple:
     """Parses ``to(...)`` arguments (a device, a dtype, a tensor to match, or keywords) into
     ``(device or None, dtype or None)``; shared by ``Tensor.to`` and ``Module.to``."""
@@ -108,7 +117,7 @@ def parse_to_args(args: tuple, kwargs: dict) -> tuple:
     for a in args:
         if isinstance(a, Tensor):
             device, dtype = a.device, a.dtype
-        elif isinstance(a, _C.dtype):
+        elif isinstance(a, _C.dtype) or _is_foreign_dtype(a):
             dtype = a
         elif isinstance(a, _C.device):
             device = a

@@ -150,17 +150,25 @@ class Block(HeteroGraph):
         sub._edge_frames = {ct: self._edge_frames[ct].clone_shallow()}
         return sub
 
+    def _derive(self, rels: dict | None = None, device: str | None = None,
+                frames: str = "share") -> "Block":
+        """A block with new relations (same types) sharing or moving this block's features: what
+        ``astype``, ``formats`` and ``to`` build (HeteroGraph's would lose the two sides)."""
+        dev = self._device if device is None else device
+        out = Block({nt: self._num_nodes[("src", nt)] for nt in self._srctypes},
+                    {nt: self._num_nodes[("dst", nt)] for nt in self._dsttypes},
+                    rels if rels is not None else dict(self._rels), dev)
+        carry = (lambda f: f.clone_shallow()) if frames == "share" else (lambda f: f.to(dev))
+        out._node_frames = {k: carry(f) for k, f in self._node_frames.items()}
+        out._edge_frames = {k: carry(f) for k, f in self._edge_frames.items()}
+        return out
+
     def to(self, device: Any, **kwargs: Any) -> "Block":
         """The block on ``device`` with its features."""
         dev = backend.current().canonical_device(device)
         if dev == self._device:
             return self
-        out = Block({nt: self._num_nodes[("src", nt)] for nt in self._srctypes},
-                    {nt: self._num_nodes[("dst", nt)] for nt in self._dsttypes},
-                    {ct: r.to(dev) for ct, r in self._rels.items()}, dev)
-        out._node_frames = {k: f.to(dev) for k, f in self._node_frames.items()}
-        out._edge_frames = {k: f.to(dev) for k, f in self._edge_frames.items()}
-        return out
+        return self._derive({ct: r.to(dev) for ct, r in self._rels.items()}, device=dev, frames="move")
 
     def __repr__(self) -> str:
         if len(self._srctypes) == 1 and len(self._dsttypes) == 1 and len(self._etypes) == 1:
@@ -295,40 +303,53 @@ def to_block(g: HeteroGraph, dst_nodes: Any = None, include_dst_in_src: bool = T
 
 def create_block(data_dict: Any, num_src_nodes: Any = None, num_dst_nodes: Any = None,
                  idtype: Any = None, device: Any = None) -> Block:
-    """A block from edges (DGL's ``dgl.create_block``): ``data_dict`` is ``(src, dst)`` for one
-    edge type or ``{(src_type, etype, dst_type): (src, dst)}``; node counts are ints or dicts per
-    type (default: one more than the largest id).
+    """A block from edges (DGL's ``dgl.create_block``): ``data_dict`` is the edges of one edge type
+    in any form :func:`nodeweave.graph` takes (``(src, dst)``, a list of ``(u, v)`` pairs,
+    ``('coo' | 'csr' | 'csc', arrays)``; CSR rows are sources) or a dict
+    ``{(src_type, etype, dst_type): edges}``. Node counts are ints (one node type per side) or dicts
+    per type; a type left out gets one more than the largest id it uses. ``idtype`` as for
+    :func:`nodeweave.graph`.
 
     >>> import nodeweave as nw
     >>> b = nw.create_block(([0, 1, 2], [0, 0, 1]), num_src_nodes=3, num_dst_nodes=2)
     >>> b.num_src_nodes(), b.num_dst_nodes(), b.in_degrees().tolist()
     (3, 2, [2, 1])
+    >>> nw.create_block([(0, 1), (2, 0)]).edges()[1].tolist()
+    [1, 0]
     """
-    from nodeweave.graph.heterograph import _idtype_name, as_int_array
+    from nodeweave.graph.edge_data import check_count, infer_idtype, parse_edges
 
-    idt = _idtype_name(idtype)
     if not isinstance(data_dict, dict):
         data_dict = {("_N", "_E", "_N"): data_dict}
-    if not isinstance(num_src_nodes, dict):
-        num_src_nodes = {ct[0]: num_src_nodes for ct in data_dict}
-    if not isinstance(num_dst_nodes, dict):
-        num_dst_nodes = {ct[2]: num_dst_nodes for ct in data_dict}
-    num_src_nodes, num_dst_nodes = dict(num_src_nodes), dict(num_dst_nodes)
-    coo = {}
-    for ct, pair in data_dict.items():
-        if not (isinstance(ct, tuple) and len(ct) == 3):
+    specs = {}
+    for ct, edges in data_dict.items():
+        if not (isinstance(ct, tuple) and len(ct) == 3 and all(isinstance(t, str) for t in ct)):
             raise ValueError(f"create_block: edge types must be (src_type, etype, dst_type), got {ct!r}")
-        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
-            raise ValueError(f"create_block: data_dict[{ct!r}] must be a (src, dst) pair")
-        s, _ = as_int_array(pair[0], "src")
-        d, _ = as_int_array(pair[1], "dst")
-        if len(s) != len(d):
-            raise ValueError(f"create_block: src and dst of {ct!r} differ in length ({len(s)} vs {len(d)})")
-        coo[ct] = (s, d)
-        for side, counts, ids, nt in (("src", num_src_nodes, s, ct[0]), ("dst", num_dst_nodes, d, ct[2])):
-            if counts.get(nt) is None:
-                counts[nt] = max(counts.get(nt) or 0, int(ids.max()) + 1 if len(ids) else 0)
-    rels = {ct: RelationGraph.from_coo(num_src_nodes[ct[0]], num_dst_nodes[ct[2]], s, d, idt)
-            for ct, (s, d) in coo.items()}
-    block = Block(num_src_nodes, num_dst_nodes, rels)
+        specs[ct] = parse_edges(edges, f"create_block: data_dict[{ct!r}]")
+    counts = {}
+    for side, given, pos in (("src", num_src_nodes, 0), ("dst", num_dst_nodes, 1)):
+        types = list(dict.fromkeys(ct[2 * pos] for ct in specs))
+        arg = f"num_{side}_nodes"
+        if given is None:
+            given = {}
+        elif not isinstance(given, dict):
+            given = {nt: given for nt in types}
+        need = {nt: 0 for nt in types}
+        for ct, spec in specs.items():
+            need[ct[2 * pos]] = max(need[ct[2 * pos]], spec.needed()[pos])
+        side_counts = {}
+        for nt in list(given) + [t for t in types if t not in given]:
+            if given.get(nt) is None:
+                side_counts[nt] = need[nt]
+                continue
+            n = check_count(given[nt], f"{arg}[{nt!r}]" if len(given) > 1 else arg)
+            if n < need.get(nt, 0):
+                raise ValueError(f"create_block: {arg}={n} for node type {nt!r} is too small: the edges "
+                                 f"use {side} node id {need[nt] - 1}")
+            side_counts[nt] = n
+        counts[side] = side_counts
+    idt = infer_idtype(idtype, list(specs.values()))
+    rels = {ct: spec.build(counts["src"][ct[0]], counts["dst"][ct[2]], idt, None)
+            for ct, spec in specs.items()}
+    block = Block(counts["src"], counts["dst"], rels)
     return block if device is None else block.to(device)

@@ -25,129 +25,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from nodeweave import backend
-from nodeweave.graph.heterograph import (DEFAULT_ETYPE, DEFAULT_NTYPE, HeteroGraph, RelationGraph,
-                                         _idtype_name)
+from nodeweave.graph.edge_data import EDGE_FORMS, RelSpec, check_count, infer_idtype, parse_edges
+from nodeweave.graph.heterograph import DEFAULT_ETYPE, DEFAULT_NTYPE, HeteroGraph, RelationGraph
+from nodeweave.graph.idtypes import idtype_name
 
 __all__ = ["graph", "heterograph", "from_scipy", "from_networkx", "to_networkx", "read_edge_list"]
-
-
-# ----------------------------------------------------------------------------- input parsing
-
-
-def _id_array(x: Any, name: str) -> np.ndarray:
-    """``x`` as a 1-D int64 array of non-negative ids; TypeError for non-integers, ValueError for
-    negative ids or wrong dimensions."""
-    B = backend.of(x)
-    if B is not None:
-        arr = B.to_numpy(x)
-    elif isinstance(x, (str, bytes)) or np.isscalar(x) and not isinstance(x, (int, np.integer)):
-        raise TypeError(f"{name} must be a sequence of integer node ids, got {type(x).__name__}")
-    else:
-        try:
-            arr = np.asarray(x)
-        except (ValueError, TypeError) as e:
-            raise TypeError(f"{name} must be a sequence of integer node ids: {e}") from None
-    if arr.size == 0 and arr.dtype.kind in "fO" and not isinstance(x, np.ndarray) and B is None:
-        arr = arr.astype(np.int64).reshape(0)  # [] parses as float64
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name} must hold integer node ids, got dtype {arr.dtype}")
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
-        raise ValueError(f"{name} holds id {int(arr.max())}, beyond the int64 range")
-    arr = arr.astype(np.int64, copy=False)
-    if arr.size and arr.min() < 0:
-        i = int(np.flatnonzero(arr < 0)[0])
-        raise ValueError(f"{name}[{i}] = {int(arr[i])} is negative; node ids start at 0")
-    return arr
-
-
-def _infer_idtype(idtype: Any, *arrays: Any) -> str:
-    if idtype is not None:
-        return _idtype_name(idtype)
-    if arrays and all(backend.of(a) is not None and backend.of(a).dtype_name(a) == "int32"
-                      for a in arrays):
-        return "int32"
-    return "int64"
-
-
-def _check_count(n: Any, name: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(n).__name__} {n!r}")
-    if n < 0:
-        raise ValueError(f"{name} must be non-negative, got {n}")
-    return int(n)
-
-
-class _RelSpec:
-    """One relation's parsed input: COO ``(src, dst)`` or CSR/CSC ``(indptr, indices, eids)``."""
-
-    def __init__(self, fmt: str, arrays: tuple, raw: tuple) -> None:
-        self.fmt, self.arrays, self.raw = fmt, arrays, raw
-
-    def needed(self) -> tuple[int, int]:
-        """The least (num_src, num_dst) the ids require."""
-        if self.fmt == "coo":
-            src, dst = self.arrays
-            return (int(src.max()) + 1 if src.size else 0, int(dst.max()) + 1 if dst.size else 0)
-        indptr, indices, _ = self.arrays
-        rows = max(len(indptr) - 1, 0)
-        cols = int(indices.max()) + 1 if indices.size else 0
-        return (rows, cols) if self.fmt == "csr" else (cols, rows)
-
-    def build(self, num_src: int, num_dst: int, idtype: str, formats: Any) -> RelationGraph:
-        if self.fmt == "coo":
-            return RelationGraph.from_coo(num_src, num_dst, *self.arrays, idtype=idtype, formats=formats)
-        indptr, indices, eids = self.arrays
-        rows = num_src if self.fmt == "csr" else num_dst
-        cols = num_dst if self.fmt == "csr" else num_src
-        if len(indptr) - 1 < rows:  # more nodes than rows given: pad with empty rows
-            last = indptr[-1] if len(indptr) else 0
-            indptr = np.concatenate([indptr if len(indptr) else np.zeros(1, np.int64),
-                                     np.full(rows - max(len(indptr) - 1, 0), last, np.int64)])
-        rel = RelationGraph.from_csr(rows, cols, indptr, indices, eids, idtype=idtype)
-        if self.fmt == "csc":
-            rel = rel.reverse()
-        return rel if formats is None else rel.with_formats(formats)
-
-
-def _parse_rel(data: Any, where: str) -> _RelSpec:
-    """Parses ``(src, dst)``, ``('coo', (src, dst))``, ``('csr'|'csc', (indptr, indices[, eids]))``."""
-    if isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], str):
-        fmt, payload = data[0].lower(), data[1]
-        if fmt not in ("coo", "csr", "csc"):
-            raise ValueError(f"{where}: unknown sparse format {data[0]!r} (use 'coo', 'csr' or 'csc')")
-    else:
-        fmt, payload = "coo", data
-    if not isinstance(payload, (tuple, list)):
-        raise TypeError(f"{where}: expected a (src, dst) pair of id sequences, got {type(payload).__name__}")
-    if fmt == "coo":
-        if len(payload) != 2:
-            raise ValueError(f"{where}: expected a (src, dst) pair, got {len(payload)} items")
-        src = _id_array(payload[0], "src")
-        dst = _id_array(payload[1], "dst")
-        if len(src) != len(dst):
-            raise ValueError(f"src and dst must have the same length, got {len(src)} and {len(dst)}")
-        return _RelSpec("coo", (src, dst), tuple(payload))
-    if len(payload) not in (2, 3):
-        raise ValueError(f"{where}: expected (indptr, indices[, eids]) for {fmt}, got {len(payload)} items")
-    indptr = _id_array(payload[0], "indptr")
-    indices = _id_array(payload[1], "indices")
-    eids = None
-    if len(payload) == 3 and payload[2] is not None:
-        e = _id_array(payload[2], "eids")
-        eids = e if len(e) else None
-        if eids is not None and len(eids) != len(indices):
-            raise ValueError(f"eids must have one id per entry of indices: got {len(eids)} and {len(indices)}")
-    if len(indptr) == 0:
-        if len(indices):
-            raise ValueError("indptr is empty but indices is not")
-        indptr = np.zeros(1, np.int64)
-    if indptr[-1] != len(indices):
-        raise ValueError(f"indptr[-1] must equal len(indices) = {len(indices)}, got {int(indptr[-1])}")
-    if np.any(np.diff(indptr) < 0):
-        raise ValueError("indptr must be non-decreasing")
-    return _RelSpec(fmt, (indptr, indices, eids), tuple(payload))
 
 
 def _finish(g: HeteroGraph, device: Any) -> HeteroGraph:
@@ -159,25 +41,41 @@ def _finish(g: HeteroGraph, device: Any) -> HeteroGraph:
 
 
 def graph(data: Any, num_nodes: int | None = None, idtype: Any = None, device: Any = None,
-          formats: str | Sequence[str] | None = None, **kwargs: Any) -> HeteroGraph:
+          formats: str | Sequence[str] | None = None, *, row_sorted: bool = False,
+          col_sorted: bool = False, **kwargs: Any) -> HeteroGraph:
     """A homogeneous graph (one node type ``'_N'``, one edge type ``'_E'``).
 
     Parameters
     ----------
-    data : tuple, SciPy sparse matrix or networkx graph
-        ``(src, dst)`` with ids as lists, NumPy arrays or integer tensors (edge ``i`` is
-        ``src[i] -> dst[i]``); or ``('coo', (src, dst))``, ``('csr', (indptr, indices, eids))`` (rows
-        are sources; ``eids`` may be omitted or empty for ``0..E-1``), ``('csc', (indptr, indices,
-        eids))`` (rows are destinations); or a square SciPy sparse matrix (see :func:`from_scipy`);
-        or a networkx graph (see :func:`from_networkx`).
+    data : tuple, list, SciPy sparse matrix or networkx graph
+        The edges, as in DGL:
+
+        - ``(src, dst)``, a tuple of two id sequences (lists, ranges, NumPy arrays or integer
+          tensors of either backend): edge ``i`` is ``src[i] -> dst[i]``;
+        - ``[(u, v), ...]``, a list of pairs, one per edge (``[]`` is a graph without edges);
+        - ``('coo', (src, dst))``; ``('csr', (indptr, indices[, eids]))`` (rows are sources;
+          ``eids`` may be omitted or empty for ``0..E-1``); ``('csc', (indptr, indices[, eids]))``
+          (rows are destinations);
+        - a square SciPy sparse matrix (see :func:`from_scipy`) or a networkx graph (see
+          :func:`from_networkx`).
+
+        A tuple is always ``(src, dst)`` and a list always a list of edges; input that fits no form
+        (a list of two arrays or tensors, which could be either) raises, naming the forms.
     num_nodes : int, optional
-        Number of nodes; by default the largest id used plus one. Must not be smaller than that.
-    idtype : 'int32' or 'int64' (or the backend dtype), optional
-        Id type; by default int32 when both id tensors are int32 tensors, else int64.
+        Number of nodes (an int or a 0-d integer tensor); by default the largest id used plus one.
+        Must not be smaller than that.
+    idtype : int32 or int64, optional
+        Id type, as the backend's dtype (``torch.int32``, ``nodeweave.core.int32``, or ``g.idtype``
+        of another graph), a NumPy dtype or a string; by default int32 when the ids are int32
+        tensors, else int64.
     device : str, optional
         ``'cpu'`` (default) or ``'cuda:N'``.
     formats : str or list of str, optional
         Sparse formats the graph may create (``'coo'``, ``'csr'``, ``'csc'``); all by default.
+    row_sorted, col_sorted : bool
+        DGL's hints that the COO input is sorted by source (and by destination within a source).
+        Accepted and otherwise ignored: nodeweave builds CSR/CSC with a linear-time counting sort
+        that a hint could not shorten, so a wrong hint can never give a wrong graph.
 
     Examples
     --------
@@ -185,6 +83,10 @@ def graph(data: Any, num_nodes: int | None = None, idtype: Any = None, device: A
     >>> g = nw.graph(([0, 0, 1], [1, 2, 2]), num_nodes=4)
     >>> g.num_nodes(), g.num_edges(), g.idtype
     (4, 3, nodeweave.core.int64)
+    >>> [t.tolist() for t in nw.graph([(0, 1), (2, 3)]).edges()]  # a list of (u, v) pairs
+    [[0, 2], [1, 3]]
+    >>> nw.graph([]).num_nodes()
+    0
     >>> nw.graph(("csr", ([0, 2, 3, 3], [1, 2, 2], []))).edges()[1].tolist()
     [1, 2, 2]
     >>> nw.graph(([0, 1], [1.0, 2.0]))
@@ -194,32 +96,34 @@ def graph(data: Any, num_nodes: int | None = None, idtype: Any = None, device: A
     """
     if kwargs:
         raise TypeError(f"graph() got unexpected keyword arguments {sorted(kwargs)}")
-    if _is_scipy(data):
-        g = from_scipy(data, idtype=idtype, device=None)
-        if num_nodes is not None and _check_count(num_nodes, "num_nodes") != g.num_nodes():
-            raise ValueError(f"num_nodes={num_nodes} does not match the {data.shape} matrix")
-        g = g if formats is None else g.formats(formats)
-        return _finish(g, device)
-    if _is_networkx(data):
-        g = from_networkx(data, idtype=idtype)
+    for flag, value in (("row_sorted", row_sorted), ("col_sorted", col_sorted)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"graph(): {flag} must be True or False, got {value!r}")
+    if _is_scipy(data) or _is_networkx(data):
+        g = (from_scipy(data, idtype=idtype) if _is_scipy(data)
+             else from_networkx(data, idtype=idtype))
+        if num_nodes is not None and check_count(num_nodes, "num_nodes") != g.num_nodes():
+            what = f"the {data.shape} matrix" if _is_scipy(data) else f"the {g.num_nodes()} networkx nodes"
+            raise ValueError(f"num_nodes={num_nodes} does not match {what}")
         g = g if formats is None else g.formats(formats)
         return _finish(g, device)
     if not isinstance(data, (tuple, list)):
-        raise TypeError("graph(): data must be a (src, dst) pair, a ('coo'|'csr'|'csc', arrays) pair, "
-                        f"a SciPy sparse matrix or a networkx graph, got {type(data).__name__}")
-    spec = _parse_rel(tuple(data) if isinstance(data, list) else data, "graph()")
+        raise TypeError(f"graph(): data must be {EDGE_FORMS}; or a SciPy sparse matrix or a networkx "
+                        f"graph; got {type(data).__name__}"
+                        + (" (for an edge_index of shape (2, E) pass (edge_index[0], edge_index[1]))"
+                           if len(getattr(data, "shape", ())) == 2 else ""))
+    spec = parse_edges(data, "graph()")
     need = max(spec.needed())
     if num_nodes is None:
         n = need
     else:
-        n = _check_count(num_nodes, "num_nodes")
+        n = check_count(num_nodes, "num_nodes")
         if n < need:
             if spec.fmt != "coo" and spec.needed()[0 if spec.fmt == "csr" else 1] > n:
                 raise ValueError(f"num_nodes={n} is too small: indptr has {len(spec.arrays[0]) - 1} rows")
             raise ValueError(f"num_nodes={n} is too small: the edges use node id {need - 1} "
                              f"(num_nodes must be at least {need})")
-    idt = _infer_idtype(idtype, *spec.raw[:2])
-    rel = spec.build(n, n, idt, formats)
+    rel = spec.build(n, n, infer_idtype(idtype, [spec]), formats)
     g = HeteroGraph._create({DEFAULT_NTYPE: n}, {(DEFAULT_NTYPE, DEFAULT_ETYPE, DEFAULT_NTYPE): rel})
     return _finish(g, device)
 
@@ -231,13 +135,14 @@ def heterograph(data_dict: dict, num_nodes_dict: dict[str, int] | None = None, i
     Parameters
     ----------
     data_dict : dict
-        ``{(src_type, etype, dst_type): edges}`` where ``edges`` is anything :func:`graph` takes as
-        a pair (``(src, dst)``, ``('coo', ...)``, ``('csr', ...)``, ``('csc', ...)``). A plain string
+        ``{(src_type, etype, dst_type): edges}`` where ``edges`` is any form of edges :func:`graph`
+        takes (``(src, dst)``, a list of ``(u, v)`` pairs, ``('coo', ...)``, ``('csr', ...)``,
+        ``('csc', ...)``); ``csr`` rows are source nodes, ``csc`` rows destinations. A plain string
         key ``'follows'`` means ``(T, 'follows', T)`` for the graph's only node type ``T`` (``'_N'``
         when no key names one).
     num_nodes_dict : dict, optional
-        Nodes per type; by default the largest id used per type plus one. Types listed here but in no
-        edge type become node types without edges.
+        Nodes per type (ints or 0-d integer tensors); a type left out gets the largest id used for it
+        plus one. Types listed here but in no edge type become node types without edges.
     idtype, device
         As for :func:`graph`.
 
@@ -258,8 +163,7 @@ def heterograph(data_dict: dict, num_nodes_dict: dict[str, int] | None = None, i
     canon = [k for k in data_dict if isinstance(k, tuple) and len(k) == 3]
     named = {k[0] for k in canon} | {k[2] for k in canon}
     default_nt = next(iter(named)) if len(named) == 1 else DEFAULT_NTYPE
-    specs: dict[tuple, _RelSpec] = {}
-    raws = []
+    specs: dict[tuple, RelSpec] = {}
     for key, value in data_dict.items():
         if isinstance(key, str):
             ct = (default_nt, key, default_nt)
@@ -270,23 +174,25 @@ def heterograph(data_dict: dict, num_nodes_dict: dict[str, int] | None = None, i
                              f"of strings or etype strings, got {key!r}")
         if ct in specs:
             raise ValueError(f"heterograph(): edge type {ct!r} is given twice")
-        specs[ct] = _parse_rel(value, f"data_dict[{key!r}]")
-        raws.extend(specs[ct].raw[:2])
+        specs[ct] = parse_edges(value, f"heterograph(): data_dict[{key!r}]")
     needed: dict[str, int] = {}
     for (st, _, dt), spec in specs.items():
         ns, nd = spec.needed()
         needed[st] = max(needed.get(st, 0), ns)
         needed[dt] = max(needed.get(dt, 0), nd)
     counts = dict(needed)
+    if num_nodes_dict is not None and not isinstance(num_nodes_dict, dict):
+        raise TypeError("heterograph(): num_nodes_dict must be a dict {node_type: count}, got "
+                        f"{type(num_nodes_dict).__name__}")
     for nt, n in (num_nodes_dict or {}).items():
         if not isinstance(nt, str):
             raise TypeError(f"num_nodes_dict keys must be node type names, got {nt!r}")
-        n = _check_count(n, f"num_nodes_dict[{nt!r}]")
+        n = check_count(n, f"num_nodes_dict[{nt!r}]")
         if n < needed.get(nt, 0):
             raise ValueError(f"num_nodes_dict[{nt!r}]={n} is too small: the edges use {nt!r} node id "
                              f"{needed[nt] - 1} (need at least {needed[nt]})")
         counts[nt] = n
-    idt = _infer_idtype(idtype, *raws)
+    idt = infer_idtype(idtype, list(specs.values()))
     ntypes = sorted(counts)
     rels = {ct: specs[ct].build(counts[ct[0]], counts[ct[2]], idt, None) for ct in sorted(specs)}
     g = HeteroGraph._create({nt: counts[nt] for nt in ntypes}, rels)
@@ -335,7 +241,7 @@ def from_scipy(sp_mat: Any, eweight_name: str | None = None, idtype: Any = None,
     coo = sp_mat.tocoo()
     src = np.asarray(coo.row, dtype=np.int64)
     dst = np.asarray(coo.col, dtype=np.int64)
-    rel = RelationGraph.from_coo(n, n, src, dst, idtype=_idtype_name(idtype))
+    rel = RelationGraph.from_coo(n, n, src, dst, idtype=idtype_name(idtype))
     g = HeteroGraph._create({DEFAULT_NTYPE: n}, {(DEFAULT_NTYPE, DEFAULT_ETYPE, DEFAULT_NTYPE): rel})
     if eweight_name is not None:
         g.edata[eweight_name] = backend.current().from_numpy(np.asarray(coo.data))
@@ -392,7 +298,7 @@ def from_networkx(nx_graph: Any, node_attrs: Sequence[str] | None = None,
     src = np.array([index[u] for u, _, _ in edge_list], dtype=np.int64)
     dst = np.array([index[v] for _, v, _ in edge_list], dtype=np.int64)
     n = len(nodes)
-    rel = RelationGraph.from_coo(n, n, src, dst, idtype=_idtype_name(idtype))
+    rel = RelationGraph.from_coo(n, n, src, dst, idtype=idtype_name(idtype))
     g = HeteroGraph._create({DEFAULT_NTYPE: n}, {(DEFAULT_NTYPE, DEFAULT_ETYPE, DEFAULT_NTYPE): rel})
     for attr in node_attrs or ():
         vals = []

@@ -21,7 +21,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from nodeweave import _C
-from nodeweave.graph.construct import _check_count, graph
+from nodeweave.graph.construct import graph
+from nodeweave.graph.edge_data import check_count
 from nodeweave.graph.heterograph import HeteroGraph
 
 __all__ = ["rand_graph", "rmat_graph", "sbm_graph"]
@@ -48,8 +49,8 @@ def rand_graph(num_nodes: int, num_edges: int, seed: Any = None, idtype: Any = N
     >>> nw.rand_graph(5, 0).num_edges()
     0
     """
-    n = _check_count(num_nodes, "num_nodes")
-    m = _check_count(num_edges, "num_edges")
+    n = check_count(num_nodes, "num_nodes")
+    m = check_count(num_edges, "num_edges")
     if n == 0 and m > 0:
         raise ValueError(f"rand_graph: cannot place num_edges={m} edges on a graph with 0 nodes")
     rng = _rng(seed)
@@ -92,14 +93,14 @@ def rmat_graph(num_nodes: int | None = None, num_edges: int = 0, a: float = 0.57
     if (num_nodes is None) == (scale is None):
         raise ValueError("rmat_graph: give exactly one of num_nodes and scale")
     if scale is not None:
-        s = _check_count(scale, "scale")
+        s = check_count(scale, "scale")
         if s > 62:
             raise ValueError(f"rmat_graph: scale must be at most 62, got {s}")
         n = 1 << s
     else:
-        n = _check_count(num_nodes, "num_nodes")
+        n = check_count(num_nodes, "num_nodes")
         s = max(0, math.ceil(math.log2(n))) if n > 0 else 0
-    m = _check_count(num_edges, "num_edges")
+    m = check_count(num_edges, "num_edges")
     if n == 0 and m > 0:
         raise ValueError(f"rmat_graph: cannot place num_edges={m} edges on a graph with 0 nodes")
     probs = np.array([a, b, c, d], dtype=np.float64)
@@ -169,7 +170,7 @@ def sbm_graph(block_sizes: Sequence[int], p_matrix: Any, directed: bool = False,
     >>> g.num_nodes()
     100
     """
-    sizes = [_check_count(x, f"block_sizes[{i}]") for i, x in enumerate(block_sizes)]
+    sizes = [check_count(x, f"block_sizes[{i}]") for i, x in enumerate(block_sizes)]
     k = len(sizes)
     try:
         p = np.asarray(p_matrix, dtype=np.float64)

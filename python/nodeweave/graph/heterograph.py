@@ -25,6 +25,7 @@ import numpy as np
 
 from nodeweave import _C, backend
 from nodeweave.graph.frame import Frame
+from nodeweave.graph.idtypes import idtype_name
 from nodeweave.graph.message_passing import MessagePassing
 
 RelationGraph = _C.RelationGraph
@@ -689,8 +690,17 @@ class HeteroGraph(MessagePassing):
                 rel.csc()
 
     def astype(self, idtype: Any) -> "HeteroGraph":
-        """This graph with id type ``idtype`` (int32 or int64); features are shared."""
-        name = _idtype_name(idtype)
+        """This graph with id type ``idtype`` (int32 or int64, as the backend's dtype, a NumPy dtype
+        or a string); features are shared.
+
+        >>> import numpy as np, nodeweave as nw
+        >>> g = nw.graph(([0, 1], [1, 2]))
+        >>> g.astype(np.int32).idtype, g.astype("int32").astype(g.idtype).idtype
+        (nodeweave.core.int32, nodeweave.core.int64)
+        """
+        if idtype is None:
+            raise TypeError("astype: idtype must be given (int32 or int64)")
+        name = idtype_name(idtype)
         if name == self._idtype_name:
             return self
         return self._derive({ct: rel.astype(name) for ct, rel in self._rels.items()})
@@ -871,20 +881,3 @@ class HeteroGraph(MessagePassing):
         ne = {ct: self._rels[ct].num_edges for ct in self._etypes}
         meta = [(st, dt, et) for st, et, dt in self._etypes]
         return f"Graph(num_nodes={nn},\n      num_edges={ne},\n      metagraph={meta})"
-
-
-def _idtype_name(idtype: Any) -> str:
-    """'int32' or 'int64' from a name, a backend dtype or a NumPy dtype; TypeError otherwise."""
-    if idtype is None:
-        return "int64"
-    name = getattr(idtype, "name", None)
-    if isinstance(idtype, str):
-        name = idtype
-    elif name is None:
-        try:
-            name = np.dtype(idtype).name
-        except TypeError:
-            name = str(idtype)
-    if name in ("int32", "int64"):
-        return name
-    raise TypeError(f"idtype must be int32 or int64, got {idtype!r}")
