@@ -32,3 +32,14 @@ def resolve_seed(random_seed: Any) -> int:
     if not 0 <= int(random_seed) < 2**64:
         raise ValueError(f"random_seed must be an int in [0, 2**64), got {random_seed}")
     return int(random_seed)
+
+
+def numpy_generator(random_seed: Any = None) -> np.random.Generator:
+    """A NumPy generator seeded by :func:`resolve_seed`: for randomness drawn on the host in Python
+    (random graph transforms, sign flips of positional encodings), which then follows
+    ``nodeweave.core.manual_seed`` like the C++ samplers do.
+
+    >>> numpy_generator(3).integers(0, 100, 3).tolist() == numpy_generator(3).integers(0, 100, 3).tolist()
+    True
+    """
+    return np.random.Generator(np.random.PCG64(resolve_seed(random_seed)))
