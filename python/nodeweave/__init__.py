@@ -35,3 +35,11 @@ from nodeweave.nn import (readout_nodes, readout_edges, sum_nodes, sum_edges,  #
 from nodeweave import data  # noqa: E402,F401
 # Sampling and mini-batch training (nodeweave.sampling, nodeweave.dataloading)
 from nodeweave import sampling, dataloading  # noqa: E402,F401
+# Transform objects and the functional transforms added with them (nodeweave.transforms), at top level
+# as dgl.AddSelfLoop, dgl.lap_pe etc.
+from nodeweave import transforms  # noqa: E402,F401
+from nodeweave.transforms import (BaseTransform, Compose, AddSelfLoop, RemoveSelfLoop, AddReverse,  # noqa: E402,F401
+                                  ToSimple, LineGraph, KHopGraph, AddMetaPaths, ToLevi, GCNNorm,
+                                  RowFeatNormalizer, PPR, HeatKernel, GDC, SIGNDiffusion, DropNode, DropEdge,
+                                  AddEdge, FeatMask, NodeShuffle, LapPE, LaplacianPE, RandomWalkPE, SVDPE,
+                                  random_walk_pe, lap_pe, laplacian_pe, svd_pe, metapath_reachable_graph)
