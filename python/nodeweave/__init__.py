@@ -41,3 +41,11 @@ from nodeweave import sampling, dataloading  # noqa: E402,F401
 # One seed for nodeweave's generator, as dgl.seed (nodeweave/random.py)
 from nodeweave import random  # noqa: E402,F401
 from nodeweave.random import seed  # noqa: E402,F401
+# Transform objects and the functional transforms added with them (nodeweave.transforms), at top level
+# as dgl.AddSelfLoop, dgl.lap_pe etc.
+from nodeweave import transforms  # noqa: E402,F401
+from nodeweave.transforms import (BaseTransform, Compose, AddSelfLoop, RemoveSelfLoop, AddReverse,  # noqa: E402,F401
+                                  ToSimple, LineGraph, KHopGraph, AddMetaPaths, ToLevi, GCNNorm,
+                                  RowFeatNormalizer, PPR, HeatKernel, GDC, SIGNDiffusion, DropNode, DropEdge,
+                                  AddEdge, FeatMask, NodeShuffle, LapPE, LaplacianPE, RandomWalkPE, SVDPE,
+                                  random_walk_pe, lap_pe, laplacian_pe, svd_pe, metapath_reachable_graph)

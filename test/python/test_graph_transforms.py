@@ -411,7 +411,7 @@ def brute_line_graph(s, d, backtracking):
     out = []
     for e1 in range(len(s)):
         for e2 in range(len(s)):
-            if d[e1] == s[e2] and (backtracking or d[e2] != s[e1]):
+            if e1 != e2 and d[e1] == s[e2] and (backtracking or d[e2] != s[e1]):
                 out.append((e1, e2))
     return out
 

@@ -12,6 +12,7 @@ loader                         what ``ds[i]`` is
 ``AIFBDataset``                one heterograph; labels on ``ds.predict_category``
 ``TUDataset(name)``            ``(graph, label)``; with :func:`kfold_split` and
                                :class:`GraphDataLoader`
+``GINDataset(name, ...)``      ``(graph, label)``: the TU sets with GIN's preprocessing
 ``PPINode2VecDataset``,        one graph with community labels
 ``DBLPDataset``
 =============================  ========================================================
@@ -38,6 +39,7 @@ from nodeweave.data.knowledge_graph import (KnowledgeGraphDataset, FB15k237Datas
                                             UMLSDataset)
 from nodeweave.data.rdf import AIFBDataset  # noqa: F401
 from nodeweave.data.tu import TUDataset  # noqa: F401
+from nodeweave.data.gin import GINDataset  # noqa: F401
 from nodeweave.data.community import PPINode2VecDataset, DBLPDataset  # noqa: F401
 from nodeweave.data.dataloader import GraphDataLoader, kfold_split  # noqa: F401
 
@@ -45,4 +47,4 @@ __all__ = ["DataFormatError", "ChecksumError", "ChecksumUnknownError", "Download
            "Dataset", "Subset", "PlanetoidDataset", "CoraGraphDataset", "CiteseerGraphDataset",
            "PubmedGraphDataset", "KnowledgeGraphDataset", "FB15k237Dataset", "WN18RRDataset", "WN18Dataset",
            "FB15kDataset", "KinshipDataset", "NationsDataset", "UMLSDataset", "AIFBDataset", "TUDataset",
-           "PPINode2VecDataset", "DBLPDataset", "GraphDataLoader", "kfold_split"]
+           "GINDataset", "PPINode2VecDataset", "DBLPDataset", "GraphDataLoader", "kfold_split"]

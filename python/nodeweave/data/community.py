@@ -3,7 +3,8 @@ the node2vec version of PPI (multi-label) and DBLP (single-label).
 
 Files: ``<name>.ungraph``, one ``u<TAB>v`` line per undirected edge (0-based ids, each edge once),
 and ``<name>.cmty``, one line per label listing its nodes. ``ds[0]`` is the undirected graph with
-both directions of every edge (a self-loop appears once) and sorted edges.
+both directions of every edge (a self-loop appears once) and sorted edges; with
+``reverse_edge=False``, each undirected edge once, as ``(smaller id, larger id)``.
 
 - :class:`PPINode2VecDataset`: 3890 nodes, 37845 edges + 894 self-loops (76584 directed edges),
   50 overlapping labels as ``ndata['label']``, a float32 multi-hot ``(3890, 50)`` matrix. It is the
@@ -23,7 +24,7 @@ both directions of every edge (a self-loop appears once) and sorted edges.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from nodeweave.data.dataset import Dataset, _single_index, to_tensor
 from nodeweave.data.download import RemoteFile
 from nodeweave.data.errors import DataFormatError
 from nodeweave.data.text_tables import int_table, read_bytes
+from nodeweave.transforms._checks import flag
 
 __all__ = ["PPINode2VecDataset", "DBLPDataset"]
 
@@ -59,8 +61,11 @@ class _CommunityDataset(Dataset):
     multi_label = False
 
     def __init__(self, raw_dir: str | os.PathLike | None = None, *, download: bool = True,
-                 mirror: str | None = None, verify: bool = True, progress: bool | None = None) -> None:
-        super().__init__(raw_dir, download=download, mirror=mirror, verify=verify, progress=progress)
+                 mirror: str | None = None, verify: bool = True, progress: bool | None = None,
+                 transform: Callable[[Any], Any] | None = None, reverse_edge: bool = True) -> None:
+        self.reverse_edge = flag(reverse_edge, "reverse_edge", type(self).__name__)
+        super().__init__(raw_dir, download=download, mirror=mirror, verify=verify, progress=progress,
+                         transform=transform)
 
     def _load(self) -> None:
         import nodeweave as nw
@@ -75,7 +80,8 @@ class _CommunityDataset(Dataset):
             if arr.size and arr.min() < 0:
                 raise DataFormatError(p, f"negative node id {int(arr.min())}")
         u, v = edges[:, 0], edges[:, 1]
-        key = np.unique(np.concatenate([u * n + v, v * n + u]))
+        lo, hi = np.minimum(u, v), np.maximum(u, v)
+        key = np.unique(np.concatenate([lo * n + hi, hi * n + lo]) if self.reverse_edge else lo * n + hi)
         g = nw.graph((key // n, key % n), num_nodes=n)
         if self.multi_label:
             label = np.zeros((n, len(comms)), dtype=np.float32)
@@ -100,7 +106,7 @@ class _CommunityDataset(Dataset):
 
     def __getitem__(self, idx: int) -> Any:
         _single_index(idx, type(self).__name__)
-        return self._graph
+        return self._transformed(self._graph)
 
 
 class PPINode2VecDataset(_CommunityDataset):

@@ -3,7 +3,9 @@
 :class:`GraphDataLoader` iterates over a dataset whose items are ``(graph, label)`` and yields
 ``(nw.batch(graphs), labels)`` with ``labels`` a tensor of the active backend. Shuffling draws a new
 order every epoch from one NumPy generator seeded once, so a run is reproducible with ``seed=`` and
-epochs still differ.
+epochs still differ. ``sampler=`` gives the order instead (any iterable of indices, e.g. a
+``torch.utils.data`` sampler), and ``pin_memory=True`` puts batches in page-locked memory for
+fast copies to a GPU.
 
 :func:`kfold_split` gives fold ``fold`` of a stratified ``k``-fold cross-validation: within every
 class the items are shuffled (``seed``) and dealt round-robin to the folds, continuing the deal
@@ -23,13 +25,16 @@ across classes, so each fold holds each class in proportion and fold sizes diffe
 from __future__ import annotations
 
 import math
+import warnings
+from collections.abc import Iterable, Sized
 from typing import Any, Iterator
 
 import numpy as np
 
 from nodeweave.data.dataset import Subset, to_tensor
+from nodeweave.transforms._checks import flag
 
-__all__ = ["GraphDataLoader", "kfold_split", "graph_labels_of"]
+__all__ = ["GraphDataLoader", "kfold_split", "graph_labels_of", "pinning_unavailable", "pin_tensor"]
 
 
 def graph_labels_of(dataset: Any) -> np.ndarray:
@@ -99,28 +104,122 @@ class GraphDataLoader:
         Skip the last batch when it is smaller than ``batch_size``.
     seed : int, optional
         Seed of the shuffling generator (None: fresh entropy).
+    sampler : iterable of int, optional
+        The order of the items instead of ``0..len-1`` or ``shuffle``: any iterable of dataset
+        indices, iterated afresh every epoch, e.g. ``torch.utils.data.SubsetRandomSampler`` (as
+        ``torch.utils.data.DataLoader``'s ``sampler=``, exclusive with ``shuffle=True``).
+        ``len(loader)`` needs ``len(sampler)``.
+    pin_memory : bool
+        Put every batch's labels and features in page-locked host memory, from which copies to a
+        CUDA device are faster and can be asynchronous (default False). That memory comes from
+        PyTorch: on the pytorch backend with a CUDA device; elsewhere (no CUDA device, or the
+        native backend, whose engine has no page-locked allocator) the batches stay in ordinary
+        memory and a warning says so once per loader.
+
+    >>> from nodeweave.data import TUDataset, GraphDataLoader
+    >>> ds = TUDataset("MUTAG")
+    >>> loader = GraphDataLoader(ds, batch_size=4, sampler=[5, 0, 7, 2, 9])
+    >>> [int(bg.batch_size) for bg, _ in loader], len(loader)
+    ([4, 1], 2)
     """
 
     def __init__(self, dataset: Any, batch_size: int = 1, shuffle: bool = False, drop_last: bool = False,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, sampler: Iterable[int] | None = None, pin_memory: bool = False) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
             raise ValueError(f"GraphDataLoader: batch_size must be a positive int, got {batch_size!r}")
+        if sampler is not None:
+            if isinstance(sampler, (str, bytes, dict)) or not isinstance(sampler, Iterable):
+                raise TypeError(f"GraphDataLoader: sampler must be an iterable of dataset indices, got "
+                                f"{type(sampler).__name__}")
+            if shuffle:
+                raise ValueError("GraphDataLoader: sampler and shuffle=True both set the order; give one")
         self.dataset, self.batch_size = dataset, int(batch_size)
         self.shuffle, self.drop_last = bool(shuffle), bool(drop_last)
+        self.sampler, self.pin_memory = sampler, flag(pin_memory, "pin_memory", "GraphDataLoader")
         self._rng = np.random.default_rng(seed)
+        self._warned = False
 
     def __len__(self) -> int:
-        n = len(self.dataset)
+        if self.sampler is None:
+            n = len(self.dataset)
+        elif isinstance(self.sampler, Sized):
+            n = len(self.sampler)
+        else:
+            raise TypeError(f"GraphDataLoader: len() needs a sampler with a length, got "
+                            f"{type(self.sampler).__name__}")
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
 
+    def _indices(self) -> Iterator[int]:
+        if self.sampler is None:
+            n = len(self.dataset)
+            yield from (self._rng.permutation(n) if self.shuffle else range(n))
+            return
+        for i in self.sampler:
+            idx = _label_value(i)
+            if isinstance(idx, np.ndarray):
+                if idx.ndim != 0:
+                    raise TypeError(f"GraphDataLoader: the sampler must yield single indices, got an array of "
+                                    f"shape {idx.shape}")
+                idx = idx.item()
+            if isinstance(idx, (bool, np.bool_)) or not isinstance(idx, (int, np.integer)):
+                raise TypeError(f"GraphDataLoader: the sampler must yield int indices, got {i!r}")
+            yield int(idx)
+
     def __iter__(self) -> Iterator[tuple[Any, Any]]:
+        chunk: list[int] = []
+        for i in self._indices():
+            chunk.append(i)
+            if len(chunk) == self.batch_size:
+                yield self._collate(chunk)
+                chunk = []
+        if chunk and not self.drop_last:
+            yield self._collate(chunk)
+
+    def _collate(self, idx: list[int]) -> tuple[Any, Any]:
         import nodeweave as nw
 
-        n = len(self.dataset)
-        order = self._rng.permutation(n) if self.shuffle else np.arange(n)
-        for b in range(len(self)):
-            idx = order[b * self.batch_size:(b + 1) * self.batch_size]
-            items = [self.dataset[int(i)] for i in idx]
-            graphs = [it[0] for it in items]
-            labels = np.stack([np.asarray(_label_value(it[1])) for it in items])
-            yield nw.batch(graphs), to_tensor(labels)
+        items = [self.dataset[i] for i in idx]
+        labels = np.stack([np.asarray(_label_value(it[1])) for it in items])
+        out = nw.batch([it[0] for it in items]), to_tensor(labels)
+        if self.pin_memory:
+            out = self._pinned(*out)
+        return out
+
+    def _pinned(self, bg: Any, labels: Any) -> tuple[Any, Any]:
+        """``bg``'s features and ``labels`` moved to page-locked memory, where there is a way to."""
+        from nodeweave import backend
+
+        reason = pinning_unavailable()
+        if reason is not None:
+            if not self._warned:
+                self._warned = True
+                warnings.warn(f"GraphDataLoader: pin_memory=True, but {reason}; batches stay in ordinary "
+                              "memory", stacklevel=3)
+            return bg, labels
+        B = backend.current()
+        for views, types in ((bg.nodes, bg.ntypes), (bg.edges, bg.canonical_etypes)):
+            for t in types:
+                frame = views[t].data
+                for key in list(frame.keys()):
+                    if B.device_str(frame[key]) == "cpu":
+                        frame[key] = pin_tensor(frame[key])
+        return bg, pin_tensor(labels)
+
+
+def pinning_unavailable() -> str | None:
+    """Why batches cannot be put in page-locked memory now, or None when they can: that needs the
+    pytorch backend (nodeweave's native engine has no page-locked allocator) and a CUDA device."""
+    from nodeweave import backend
+
+    if backend.current().name != "pytorch":
+        return "the native backend has no page-locked host memory (use nw.set_backend('pytorch'))"
+    import torch
+
+    if not torch.cuda.is_available():
+        return "there is no CUDA device"
+    return None
+
+
+def pin_tensor(t: Any) -> Any:
+    """``t`` in page-locked memory (a torch tensor on the CPU)."""
+    return t.pin_memory()

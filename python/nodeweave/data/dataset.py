@@ -15,6 +15,17 @@ Every dataset takes the same keyword arguments:
     Refuse to download a file whose sha256 is not recorded (default True).
 ``progress``
     Show download progress bars: True, False, or None for "on a terminal only" (default).
+``transform``
+    A callable ``graph -> graph`` (e.g. a :mod:`nodeweave.transforms` object) applied to the graph
+    on every access, ``ds[i]``, as DGL's ``transform=`` (default None). The stored graph is passed
+    in: nodeweave's transforms return new graphs and leave it unchanged, so every access sees the
+    same input (a transform that writes into its argument changes the stored graph, as in DGL).
+
+Every dataset also takes ``reverse_edge`` (a bool): for the undirected sets (citation graphs,
+graph classification sets, community graphs) True keeps both directions of every edge (the
+default, as DGL's) and False each undirected edge once, from its smaller to its larger node id;
+for the directed ones (knowledge graphs, AIFB) it is the name every dataset shares for their
+``reverse`` / ``insert_reverse`` option: add a reverse edge for every edge.
 
 Nothing is cached besides the raw files: parsing is fast enough to redo on every construction, and
 no processed file can go stale or be written into a read-only shared directory.
@@ -31,26 +42,60 @@ no processed file can go stale or be written into a read-only shared directory.
 >>> ds = Tiny(raw_dir="/nonexistent")
 >>> len(ds), ds[2]
 (3, 2)
+
+With a transform (here on Cora's graph):
+
+>>> import nodeweave as nw
+>>> ds = nw.data.CoraGraphDataset(transform=nw.transforms.AddSelfLoop())
+>>> ds[0].num_edges()          # 10556 edges, self-loops of 2708 nodes
+13264
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from nodeweave.data.download import RemoteFile, data_dir, ensure_files, file_sha256, locate
 from nodeweave.data.errors import ChecksumError
+from nodeweave.transforms._checks import flag
 
-__all__ = ["Dataset", "Subset", "to_tensor"]
+__all__ = ["Dataset", "Subset", "to_tensor", "reverse_option", "once_per_pair"]
 
 
 def to_tensor(arr: np.ndarray) -> Any:
     """A tensor of the active backend holding ``arr`` (dtype kept), for graph features and labels."""
     from nodeweave import backend
     return backend.current().from_numpy(np.ascontiguousarray(arr))
+
+
+def reverse_option(own: Any, own_name: str, reverse_edge: Any, owner: str, default: bool = True) -> bool:
+    """A directed dataset's reverse-edge switch, given as its own option ``own_name`` (DGL's name for
+    it) or as ``reverse_edge`` (the name shared by every dataset); None where not given. Giving
+    both with different values raises ValueError."""
+    given = {n: flag(v, n, owner) for n, v in ((own_name, own), ("reverse_edge", reverse_edge)) if v is not None}
+    if len(set(given.values())) > 1:
+        raise ValueError(f"{owner}: {own_name}={given[own_name]} and reverse_edge={given['reverse_edge']} "
+                         "contradict each other (they are the same option); give one")
+    return next(iter(given.values()), default)
+
+
+def once_per_pair(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Mask of the edges to keep so that an undirected edge listed in both directions appears once:
+    ``u -> v`` with ``u <= v``, and ``u -> v`` with ``u > v`` only when ``v -> u`` is not listed.
+
+    >>> once_per_pair(np.array([0, 1, 2, 3]), np.array([1, 0, 2, 1])).tolist()
+    [True, False, True, True]
+    """
+    src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
+    if len(src) == 0:
+        return np.zeros(0, dtype=bool)
+    n = int(max(src.max(), dst.max())) + 1
+    has_reverse = np.isin(src * n + dst, dst * n + src)
+    return (src <= dst) | ~has_reverse
 
 
 class Dataset:
@@ -63,7 +108,12 @@ class Dataset:
     name: str = ""
 
     def __init__(self, raw_dir: str | os.PathLike | None = None, *, download: bool = True,
-                 mirror: str | None = None, verify: bool = True, progress: bool | None = None) -> None:
+                 mirror: str | None = None, verify: bool = True, progress: bool | None = None,
+                 transform: Callable[[Any], Any] | None = None) -> None:
+        if transform is not None and not callable(transform):
+            raise TypeError(f"{type(self).__name__}: transform must be a callable graph -> graph or None, "
+                            f"got {type(transform).__name__}")
+        self.transform = transform
         self.raw_dir: Path = data_dir(raw_dir)
         ensure_files(self.files, self.raw_dir, download=download, mirror=mirror, verify=verify,
                      progress=progress, owner=type(self).__name__)
@@ -71,6 +121,10 @@ class Dataset:
 
     def _load(self) -> None:
         raise NotImplementedError
+
+    def _transformed(self, g: Any) -> Any:
+        """``g`` passed through :attr:`transform` (itself when there is none): what ``ds[i]`` returns."""
+        return g if self.transform is None else self.transform(g)
 
     def raw_path(self, rel: str) -> Path:
         """The local path of the raw file ``rel`` (its ``.gz`` stand-in where that is what exists)."""

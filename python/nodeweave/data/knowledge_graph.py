@@ -42,11 +42,11 @@ FB15k is not in the offline copy and has no recorded checksums (``verify=False``
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from nodeweave.data.dataset import Dataset, _single_index, to_tensor
+from nodeweave.data.dataset import Dataset, _single_index, reverse_option, to_tensor
 from nodeweave.data.download import RemoteFile
 from nodeweave.data.errors import DataFormatError
 from nodeweave.data.text_tables import read_text, str_table
@@ -142,11 +142,12 @@ class KnowledgeGraphDataset(Dataset):
     Parameters
     ----------
     name : str
-    raw_dir, download, mirror, verify, progress
+    raw_dir, download, mirror, verify, progress, transform
         See :class:`~nodeweave.data.Dataset`.
-    reverse : bool
+    reverse, reverse_edge : bool
         Add a reverse edge of type ``relation + num_rels`` for every triple in the graph view
-        (default True, as in DGL).
+        (default True, as in DGL). ``reverse_edge`` is the same option under the name every
+        dataset takes; give either.
 
     Attributes
     ----------
@@ -156,16 +157,19 @@ class KnowledgeGraphDataset(Dataset):
     num_nodes, num_rels : int
     """
 
-    def __init__(self, name: str, raw_dir: str | os.PathLike | None = None, *, reverse: bool = True,
+    def __init__(self, name: str, raw_dir: str | os.PathLike | None = None, *, reverse: bool | None = None,
                  download: bool = True, mirror: str | None = None, verify: bool = True,
-                 progress: bool | None = None) -> None:
+                 progress: bool | None = None, transform: Callable[[Any], Any] | None = None,
+                 reverse_edge: bool | None = None) -> None:
         if name not in NAMES:
             raise ValueError(f"KnowledgeGraphDataset: name must be one of {list(NAMES)}, got {name!r}")
         self.name = name
-        self.reverse = bool(reverse)
+        self.reverse = reverse_option(reverse, "reverse", reverse_edge, type(self).__name__)
+        self.reverse_edge = self.reverse
         self.files = kg_files(name)
         self._graph = None
-        super().__init__(raw_dir, download=download, mirror=mirror, verify=verify, progress=progress)
+        super().__init__(raw_dir, download=download, mirror=mirror, verify=verify, progress=progress,
+                         transform=transform)
 
     def _load(self) -> None:
         folder = self.files[0].path.rsplit("/", 1)[0]
@@ -217,7 +221,7 @@ class KnowledgeGraphDataset(Dataset):
         _single_index(idx, type(self).__name__)
         if self._graph is None:
             self._graph = self._build_graph()
-        return self._graph
+        return self._transformed(self._graph)
 
 
 class FB15k237Dataset(KnowledgeGraphDataset):

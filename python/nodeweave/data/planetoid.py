@@ -10,7 +10,8 @@ are read with a whitelisting unpickler (:mod:`nodeweave.data.safe_pickle`): they
   ``k`` of ``tx``/``ty``. Citeseer's ``test.index`` leaves 15 ids of its range unused: those isolated
   nodes get zero features and label 0 and lie in no mask.
 - edges: the adjacency lists made symmetric (both directions), duplicates removed, self-loops kept
-  once, as in the raw graph; sorted by (source, destination).
+  once, as in the raw graph; sorted by (source, destination). With ``reverse_edge=False`` each
+  undirected edge appears once, as ``(smaller id, larger id)``.
 - ``ndata['feat']`` float32, row-normalized like DGL's (each row sums to 1; pass
   ``normalize_features=False`` for the raw binary / TF-IDF values), ``ndata['label']`` int64,
   ``ndata['train_mask'|'val_mask'|'test_mask']`` bool: the first ``len(y)`` nodes, the next 500, and
@@ -41,7 +42,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -50,6 +51,7 @@ from nodeweave.data.download import RemoteFile
 from nodeweave.data.errors import DataFormatError
 from nodeweave.data.safe_pickle import load_pickle, to_csr
 from nodeweave.data.text_tables import int_table, read_bytes
+from nodeweave.transforms._checks import flag
 
 __all__ = ["PlanetoidDataset", "CoraGraphDataset", "CiteseerGraphDataset", "PubmedGraphDataset"]
 
@@ -131,25 +133,31 @@ class PlanetoidDataset(Dataset):
     ----------
     name : str
         Dataset name (case-insensitive).
-    raw_dir, download, mirror, verify, progress
+    raw_dir, download, mirror, verify, progress, transform
         See :class:`~nodeweave.data.Dataset`.
     normalize_features : bool
         Row-normalize ``feat`` as DGL does (default True).
+    reverse_edge : bool
+        Both directions of every undirected edge (default True, as DGL); False keeps each once.
 
     Attributes
     ----------
     num_classes : int
+    reverse_edge : bool
     """
 
     def __init__(self, name: str, raw_dir: str | os.PathLike | None = None, *, normalize_features: bool = True,
-                 download: bool = True, mirror: str | None = None, verify: bool = True,
-                 progress: bool | None = None) -> None:
+                 reverse_edge: bool = True, download: bool = True, mirror: str | None = None,
+                 verify: bool = True, progress: bool | None = None,
+                 transform: Callable[[Any], Any] | None = None) -> None:
         if not isinstance(name, str) or name.lower() not in SHA256:
             raise ValueError(f"PlanetoidDataset: name must be one of {sorted(SHA256)}, got {name!r}")
         self.name = name.lower()
         self.files = planetoid_files(self.name)
         self._normalize = bool(normalize_features)
-        super().__init__(raw_dir, download=download, mirror=mirror, verify=verify, progress=progress)
+        self.reverse_edge = flag(reverse_edge, "reverse_edge", "PlanetoidDataset")
+        super().__init__(raw_dir, download=download, mirror=mirror, verify=verify, progress=progress,
+                         transform=transform)
 
     def _path(self, ext: str):
         return self.raw_path(f"planetoid/raw/ind.{self.name}.{ext}")
@@ -195,6 +203,9 @@ class PlanetoidDataset(Dataset):
             np.divide(feat, rowsum, out=feat, where=rowsum > 0)
 
         src, dst = _edges_from_adjacency(adj, n, p["graph"])
+        if not self.reverse_edge:
+            once = src <= dst
+            src, dst = src[once], dst[once]
         masks = {name: np.zeros(n, dtype=bool) for name in ("train_mask", "val_mask", "test_mask")}
         masks["train_mask"][:n_train] = True
         masks["val_mask"][n_train:n_train + NUM_VAL] = True
@@ -213,7 +224,7 @@ class PlanetoidDataset(Dataset):
 
     def __getitem__(self, idx: int) -> Any:
         _single_index(idx, type(self).__name__)
-        return self._graph
+        return self._transformed(self._graph)
 
 
 class CoraGraphDataset(PlanetoidDataset):

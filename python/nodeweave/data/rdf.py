@@ -45,11 +45,11 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from nodeweave.data.dataset import Dataset, _single_index, to_tensor
+from nodeweave.data.dataset import Dataset, _single_index, reverse_option, to_tensor
 from nodeweave.data.download import RemoteFile
 from nodeweave.data.errors import DataFormatError
 from nodeweave.data.ntriples import IRI, BlankNode, Literal, Term, read_ntriples
@@ -112,10 +112,11 @@ class AIFBDataset(Dataset):
 
     Parameters
     ----------
-    raw_dir, download, mirror, verify, progress
+    raw_dir, download, mirror, verify, progress, transform
         See :class:`~nodeweave.data.Dataset`.
-    insert_reverse : bool
-        Add a ``rev-<relation>`` edge type per edge type (default True).
+    insert_reverse, reverse_edge : bool
+        Add a ``rev-<relation>`` edge type per edge type (default True). ``reverse_edge`` is the
+        same option under the name every dataset takes; give either.
 
     Attributes
     ----------
@@ -146,11 +147,14 @@ class AIFBDataset(Dataset):
                    _RGCN + "testSet.tsv", newline_lf=True),
     )
 
-    def __init__(self, raw_dir: str | os.PathLike | None = None, *, insert_reverse: bool = True,
+    def __init__(self, raw_dir: str | os.PathLike | None = None, *, insert_reverse: bool | None = None,
                  download: bool = True, mirror: str | None = None, verify: bool = True,
-                 progress: bool | None = None) -> None:
-        self.insert_reverse = bool(insert_reverse)
-        super().__init__(raw_dir, download=download, mirror=mirror, verify=verify, progress=progress)
+                 progress: bool | None = None, transform: Callable[[Any], Any] | None = None,
+                 reverse_edge: bool | None = None) -> None:
+        self.insert_reverse = reverse_option(insert_reverse, "insert_reverse", reverse_edge, type(self).__name__)
+        self.reverse_edge = self.insert_reverse
+        super().__init__(raw_dir, download=download, mirror=mirror, verify=verify, progress=progress,
+                         transform=transform)
 
     def _load(self) -> None:
         import nodeweave as nw
@@ -269,5 +273,5 @@ class AIFBDataset(Dataset):
 
     def __getitem__(self, idx: int) -> Any:
         _single_index(idx, type(self).__name__)
-        return self._graph
+        return self._transformed(self._graph)
 

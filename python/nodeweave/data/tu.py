@@ -9,6 +9,8 @@ floats per node). Upstream ships one zip per set; the extracted files are verifi
 Conventions of ``ds[i] -> (graph, label)``:
 
 - edges exactly as listed in ``_A.txt`` (so ``num_edges`` counts both directions), in file order;
+  with ``reverse_edge=False`` each undirected edge once (``u -> v`` with ``u <= v``, and an edge
+  listed in one direction only as it is);
 - ``ndata['feat']`` float32 = one-hot of the node label, column ``label - min_label`` over the whole
   set (width ``max - min + 1``, the PyG convention), followed by the node attributes where present;
   ``ndata['node_label']`` int64 holds ``label - min_label``;
@@ -43,14 +45,15 @@ Graphs are built on first access and kept, so constructing a large set costs onl
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from nodeweave.data.dataset import Dataset, to_tensor
+from nodeweave.data.dataset import Dataset, once_per_pair, to_tensor
 from nodeweave.data.download import RemoteFile
 from nodeweave.data.errors import DataFormatError
 from nodeweave.data.text_tables import float_table, int_table, read_bytes
+from nodeweave.transforms._checks import flag
 
 __all__ = ["TUDataset"]
 
@@ -106,8 +109,11 @@ class TUDataset(Dataset):
     Parameters
     ----------
     name : str
-    raw_dir, download, mirror, verify, progress
-        See :class:`~nodeweave.data.Dataset`.
+    raw_dir, download, mirror, verify, progress, transform
+        See :class:`~nodeweave.data.Dataset`; ``transform`` applies to the graph of ``(graph, label)``.
+    reverse_edge : bool
+        Both directions of every edge, as the files list them (default True); False: each
+        undirected edge once.
 
     Attributes
     ----------
@@ -120,12 +126,15 @@ class TUDataset(Dataset):
     """
 
     def __init__(self, name: str, raw_dir: str | os.PathLike | None = None, *, download: bool = True,
-                 mirror: str | None = None, verify: bool = True, progress: bool | None = None) -> None:
+                 mirror: str | None = None, verify: bool = True, progress: bool | None = None,
+                 transform: Callable[[Any], Any] | None = None, reverse_edge: bool = True) -> None:
         if name not in SHA256:
             raise ValueError(f"TUDataset: name must be one of {sorted(SHA256)}, got {name!r}")
         self.name = name
+        self.reverse_edge = flag(reverse_edge, "reverse_edge", type(self).__name__)
         self.files = tu_files(name)
-        super().__init__(raw_dir, download=download, mirror=mirror, verify=verify, progress=progress)
+        super().__init__(raw_dir, download=download, mirror=mirror, verify=verify, progress=progress,
+                         transform=transform)
 
     def _file(self, kind: str):
         return self.raw_path(f"tu/{self.name}/{self.name}_{kind}.txt")
@@ -159,12 +168,15 @@ class TUDataset(Dataset):
             row = int(np.flatnonzero((edges < 1).any(1) | (edges > n).any(1))[0])
             raise DataFormatError(a_path, f"node id outside 1..{n}: {edges[row].tolist()}", line=row + 1)
         src, dst = edges[:, 0] - 1, edges[:, 1] - 1
-        egraph = gid[src]
-        cross = np.flatnonzero(egraph != gid[dst])
+        cross = np.flatnonzero(gid[src] != gid[dst])
         if cross.size:
             r = int(cross[0])
             raise DataFormatError(a_path, f"edge {edges[r].tolist()} joins graphs {int(gid[src[r]]) + 1} and "
                                   f"{int(gid[dst[r]]) + 1}", line=r + 1)
+        listed = len(edges)
+        keep = np.ones(listed, dtype=bool) if self.reverse_edge else once_per_pair(src, dst)
+        src, dst = src[keep], dst[keep]
+        egraph = gid[src]
         order = np.argsort(egraph, kind="stable")  # group edges by graph, keeping file order within each
         self._edge_order = order
         self._src, self._dst = src[order], dst[order]
@@ -174,7 +186,8 @@ class TUDataset(Dataset):
         nlab, nl_path = self._ints("node_labels")
         if len(nlab) != n:
             raise DataFormatError(nl_path, f"has {len(nlab)} lines, {gi_path.name} has {n}")
-        nlab = nlab - nlab.min()
+        self._node_label_min = int(nlab.min())
+        nlab = nlab - self._node_label_min
         feats = [_one_hot(nlab, int(nlab.max()) + 1)]
         if "node_attributes" in kinds:
             p = self._file("node_attributes")
@@ -187,11 +200,11 @@ class TUDataset(Dataset):
         self._edge_label = None
         if "edge_labels" in kinds:
             elab, el_path = self._ints("edge_labels")
-            if len(elab) != len(edges):
-                raise DataFormatError(el_path, f"has {len(elab)} lines, {a_path.name} has {len(edges)}")
-            elab = (elab - elab.min())[order]
-            self._edge_label = elab
-            self._edge_width = int(elab.max()) + 1
+            if len(elab) != listed:
+                raise DataFormatError(el_path, f"has {len(elab)} lines, {a_path.name} has {listed}")
+            elab = elab - elab.min()
+            self._edge_width = int(elab.max()) + 1  # of every listed edge, whichever are kept
+            self._edge_label = elab[keep][order]
 
         self.graph_label_values, self.graph_labels = np.unique(glab, return_inverse=True)
         self.graph_labels = self.graph_labels.astype(np.int64).ravel()
@@ -217,13 +230,18 @@ class TUDataset(Dataset):
     def __len__(self) -> int:
         return len(self.graph_labels)
 
-    def __getitem__(self, idx: int) -> tuple[Any, np.int64]:
+    def _graph(self, idx: Any) -> tuple[Any, int]:
+        """The stored graph ``idx`` (built on first access, before any transform) and its position."""
         if isinstance(idx, bool) or not isinstance(idx, (int, np.integer)):
-            raise TypeError(f"TUDataset index must be an int, got {type(idx).__name__}")
+            raise TypeError(f"{type(self).__name__} index must be an int, got {type(idx).__name__}")
         n = len(self)
         if not -n <= idx < n:
-            raise IndexError(f"TUDataset {self.name}: index {idx} out of range for {n} graphs")
+            raise IndexError(f"{type(self).__name__} {self.name}: index {idx} out of range for {n} graphs")
         i = int(idx) % n
         if self._graphs[i] is None:
             self._graphs[i] = self._build(i)
-        return self._graphs[i], self.graph_labels[i]
+        return self._graphs[i], i
+
+    def __getitem__(self, idx: int) -> tuple[Any, np.int64]:
+        g, i = self._graph(idx)
+        return self._transformed(g), self.graph_labels[i]

@@ -36,6 +36,7 @@ METHODS: dict[str, Callable[..., Any]] = {
     "edge_subgraph": transforms.edge_subgraph,
     "in_subgraph": transforms.in_subgraph,
     "out_subgraph": transforms.out_subgraph,
+    "clone": transforms.clone,
 }
 
 

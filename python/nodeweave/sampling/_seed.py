@@ -38,3 +38,14 @@ def resolve_seed(random_seed: Any) -> int:
     if random_seed is None:
         return int(_C.sampling.draw_seed())
     return check_seed(random_seed, "random_seed", "an int or None")
+
+
+def numpy_generator(random_seed: Any = None) -> np.random.Generator:
+    """A NumPy generator seeded by :func:`resolve_seed`: for randomness drawn on the host in Python
+    (random graph transforms, sign flips of positional encodings), which then follows
+    ``nodeweave.core.manual_seed`` like the C++ samplers do.
+
+    >>> numpy_generator(3).integers(0, 100, 3).tolist() == numpy_generator(3).integers(0, 100, 3).tolist()
+    True
+    """
+    return np.random.Generator(np.random.PCG64(resolve_seed(random_seed)))

@@ -42,6 +42,28 @@ def _check_graph(g: Any, name: str = "g") -> HeteroGraph:
     return g
 
 
+def _check_k(k: Any, fn: str, low: int = 0) -> int:
+    """``k`` as an int of at least ``low`` (0 or 1); ValueError naming ``fn`` otherwise."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < low:
+        raise ValueError(f"{fn}: k must be a {'positive' if low else 'non-negative'} int, got {k!r}")
+    return int(k)
+
+
+def _edge_weights(g: HeteroGraph, ct: Canonical, name: str, fn: str) -> np.ndarray:
+    """Edge feature ``name`` of relation ``ct`` as one float64 number per edge (the feature has
+    shape ``(E,)`` or ``(E, 1)``); KeyError / ValueError naming ``fn`` otherwise."""
+    frame = g._edge_frames[ct]
+    if name not in frame:
+        raise KeyError(f"{fn}: the graph has no edge feature {name!r} (edge features: {sorted(frame)})")
+    w = backend.of(frame[name]).to_numpy(frame[name])
+    if w.ndim == 2 and w.shape[1] == 1:
+        w = w[:, 0]
+    if w.ndim != 1:
+        raise ValueError(f"{fn}: edge weights {name!r} must have shape (num_edges,) or (num_edges, 1), "
+                         f"got {w.shape}")
+    return w.astype(np.float64)
+
+
 def _coo(g: HeteroGraph, ct: Canonical) -> tuple[np.ndarray, np.ndarray]:
     """``(src, dst)`` of relation ``ct`` as int64 host arrays in edge-id order."""
     src, dst = g._coo(ct)

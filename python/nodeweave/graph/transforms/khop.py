@@ -16,17 +16,12 @@ import numpy as np
 from nodeweave import _C, backend
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import HeteroGraph
-from nodeweave.graph.transforms._common import (_check_graph, _coo, _homo_types, _node_graphs, _rebuild)
+from nodeweave.graph.transforms._common import (_check_graph, _check_k, _coo, _homo_types, _node_graphs,
+                                                _rebuild)
 from nodeweave.graph.id_sets import node_sets
 from nodeweave.graph.transforms.subgraph import node_subgraph
 
 __all__ = ["khop_in_subgraph", "khop_out_subgraph", "khop_graph"]
-
-
-def _check_k(k: Any, fn: str) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-        raise ValueError(f"{fn}: k must be a non-negative int, got {k!r}")
-    return int(k)
 
 
 def _khop(g: HeteroGraph, nodes: Any, k: Any, inward: bool, relabel_nodes: bool, store_ids: bool,

@@ -19,8 +19,9 @@ __all__ = ["line_graph"]
 
 def line_graph(g: HeteroGraph, backtracking: bool = True, shared: bool = False) -> HeteroGraph:
     """The line graph: one node per edge of ``g``, and an edge ``e1 -> e2`` wherever ``e1 = (u, v)``
-    and ``e2 = (v, w)``. Without ``backtracking``, pairs with ``w == u`` are left out. Edges are
-    ordered by ``e1``, then ``e2``. ``shared=True`` makes ``g``'s edge features the node features.
+    and ``e2 = (v, w)`` are two different edges (a self-loop is not joined to itself, as in DGL).
+    Without ``backtracking``, pairs with ``w == u`` are left out. Edges are ordered by ``e1``, then
+    ``e2``. ``shared=True`` makes ``g``'s edge features the node features.
 
     >>> import nodeweave as nw
     >>> lg = nw.line_graph(nw.graph(([0, 1, 1], [1, 0, 2])), backtracking=False)
@@ -34,9 +35,10 @@ def line_graph(g: HeteroGraph, backtracking: bool = True, shared: bool = False) 
     indptr = indptr.astype(np.int64)
     e1 = np.repeat(np.arange(len(src), dtype=np.int64), np.diff(indptr)[dst])
     e2 = eids[_ragged_positions(indptr, dst)].astype(np.int64)
+    ok = e1 != e2
     if not backtracking:
-        ok = dst[e2] != src[e1]
-        e1, e2 = e1[ok], e2[ok]
+        ok &= dst[e2] != src[e1]
+    e1, e2 = e1[ok], e2[ok]
     lnt = nt
     lct = (lnt, ct[1], lnt)
     nframes = {lnt: g._edge_frames[ct].clone_shallow()} if shared else None
