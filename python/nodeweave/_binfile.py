@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import tempfile
 from typing import BinaryIO, Callable, Mapping
+from nodeweave import errors as nwerr
 
 ALIGN = 64
 _CHUNK = 1 << 24  # padding is read and checked in chunks of at most this many bytes
@@ -53,7 +54,7 @@ def atomic_write(path: str, write: Callable[[BinaryIO], None]) -> None:
         pass
 
 
-class FormatError(Exception):
+class FormatError(nwerr.NodeweaveError):
     """Internal: a format violation; loaders turn it into ValueError naming the file."""
 
 

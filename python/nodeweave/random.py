@@ -20,7 +20,7 @@ True
 >>> nw.seed(-1)
 Traceback (most recent call last):
 ...
-ValueError: seed must be an int in [0, 2**64), got -1
+nodeweave.errors.ValueError: seed must be an int in [0, 2**64), got -1
 """
 
 from __future__ import annotations

@@ -18,9 +18,10 @@ from nodeweave import errors
 PKG = Path(nw.__file__).resolve().parent
 BUILTIN_ERRORS = {n for n in dir(builtins) if isinstance(getattr(builtins, n), type)
                   and issubclass(getattr(builtins, n), BaseException)}
-# Raised on purpose as themselves: protocol signals, not errors of the library.
+# Raised on purpose as themselves: protocol signals, not errors of the library (ModuleNotFoundError is
+# what the import system expects from nodeweave.compat.dgl's finder).
 ALLOWED = {"StopIteration", "StopAsyncIteration", "KeyboardInterrupt", "GeneratorExit", "SystemExit",
-           "BufferError"}
+           "BufferError", "ModuleNotFoundError"}
 
 
 def test_every_class_is_nodeweave_error_and_its_builtin():

@@ -23,7 +23,7 @@ Two rules decide which backend runs:
 >>> B.set_backend("tensorflow")
 Traceback (most recent call last):
 ...
-ValueError: unknown backend 'tensorflow' (choose from: native, pytorch)
+nodeweave.errors.ValueError: unknown backend 'tensorflow' (choose from: native, pytorch)
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from types import ModuleType
 from typing import Any
 
 from nodeweave.backend import native
+from nodeweave import errors as nwerr
 
 __all__ = ["current", "set_backend", "of", "for_tensors", "get", "BACKENDS"]
 
@@ -45,12 +46,12 @@ _pytorch: ModuleType | None = None
 
 def _canonical(name: Any) -> str:
     if not isinstance(name, str):
-        raise TypeError(f"backend name must be a string, got {type(name).__name__}")
+        raise nwerr.TypeError(f"backend name must be a string, got {type(name).__name__}")
     key = name.strip().lower()
     if key == "torch":
         key = "pytorch"
     if key not in BACKENDS:
-        raise ValueError(f"unknown backend {name!r} (choose from: {', '.join(BACKENDS)})")
+        raise nwerr.ValueError(f"unknown backend {name!r} (choose from: {', '.join(BACKENDS)})")
     return key
 
 
@@ -65,7 +66,7 @@ def get(name: str) -> ModuleType:
         try:
             _pytorch = importlib.import_module("nodeweave.backend.pytorch")
         except ImportError as e:
-            raise ImportError(f"the pytorch backend needs PyTorch (pip install torch): {e}") from e
+            raise nwerr.ImportError(f"the pytorch backend needs PyTorch (pip install torch): {e}") from e
     return _pytorch
 
 

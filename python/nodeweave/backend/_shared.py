@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
+from nodeweave import errors as nwerr
 
 
 def canonical_device(device: Any) -> str:
@@ -24,7 +25,7 @@ def canonical_device(device: Any) -> str:
         return "cuda:0"
     if s == "cpu" or (s.startswith("cuda:") and s[5:].isdigit()):
         return s
-    raise ValueError(f"device must be 'cpu' or 'cuda[:N]', got {device!r}")
+    raise nwerr.ValueError(f"device must be 'cpu' or 'cuda[:N]', got {device!r}")
 
 
 def cross_reduce(stack: Callable[[list, int], Any], tensors: Sequence[Any], reducer: str) -> Any:

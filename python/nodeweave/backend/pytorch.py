@@ -25,6 +25,7 @@ import torch
 from nodeweave.backend import _shared
 from nodeweave.backend.torch_autograd import (edge_softmax, gather_mm, gsddmm,  # noqa: F401
                                               gspmm, segment_mm, segment_reduce, segment_softmax)
+from nodeweave import errors as nwerr
 
 name = "pytorch"
 Tensor = torch.Tensor
@@ -97,7 +98,7 @@ def _dtype(d: Any) -> torch.dtype:
     name_ = getattr(d, "name", None)  # a nodeweave.core dtype
     if isinstance(name_, str) and hasattr(torch, name_):
         return getattr(torch, name_)
-    raise TypeError(f"dtype must be a torch dtype, a name or a NumPy dtype, got {d!r}")
+    raise nwerr.TypeError(f"dtype must be a torch dtype, a name or a NumPy dtype, got {d!r}")
 
 
 def index_select(t: Tensor, idx: Any) -> Tensor:

@@ -33,6 +33,7 @@ from typing import Optional, Sequence
 import torch
 
 from nodeweave.backend import torch_kernels as K
+from nodeweave import errors as nwerr
 
 Tensor = torch.Tensor
 _HALF = (torch.float16, torch.bfloat16)
@@ -251,7 +252,7 @@ def gsddmm(rel, op: str, lhs: Optional[Tensor], rhs: Optional[Tensor], lhs_targe
     need_l, need_r = op != "copy_rhs", op != "copy_lhs"
     for name, t in (("lhs_target", lhs_target), ("rhs_target", rhs_target)):
         if t not in ("u", "e", "v"):
-            raise ValueError(f"gsddmm: {name} must be 'u', 'e' or 'v', got {t!r}")
+            raise nwerr.ValueError(f"gsddmm: {name} must be 'u', 'e' or 'v', got {t!r}")
     (lhs, rhs), back = _to_float([lhs if need_l else None, rhs if need_r else None])
     lhs, rhs = K.align("gsddmm", lhs, rhs)
     return _cast_back(GSDDMM.apply(rel, op, lhs, rhs, lhs_target, rhs_target), back)
@@ -282,7 +283,7 @@ class EdgeSoftmax(torch.autograd.Function):
 def edge_softmax(rel, logits: Tensor, norm_by: str = "dst") -> Tensor:
     """Differentiable edge softmax on torch tensors."""
     if norm_by not in ("dst", "src"):
-        raise ValueError(f"edge_softmax: norm_by must be 'dst' or 'src', got {norm_by!r}")
+        raise nwerr.ValueError(f"edge_softmax: norm_by must be 'dst' or 'src', got {norm_by!r}")
     (logits,), back = _to_float([logits])  # torch_kernels validates the operands
     return _cast_back(EdgeSoftmax.apply(rel, logits.contiguous(), norm_by == "dst"), back)
 
@@ -342,7 +343,7 @@ class SegmentReduce(torch.autograd.Function):
 def segment_reduce(reduce_op: str, value: Tensor, offsets: Tensor) -> Tensor:
     """Differentiable reduction over consecutive segments (offsets: S + 1 ints)."""
     if reduce_op not in ("sum", "mean", "max", "min"):
-        raise ValueError(f"segment_reduce: reducer must be sum, mean, max or min, got {reduce_op!r}")
+        raise nwerr.ValueError(f"segment_reduce: reducer must be sum, mean, max or min, got {reduce_op!r}")
     (value,), back = _to_float([value])  # torch_kernels validates the operands
     return _cast_back(SegmentReduce.apply(reduce_op, value.contiguous(), offsets.contiguous()),
                       back)
@@ -401,12 +402,12 @@ def gather_mm(a: Tensor, b: Tensor, idx_a: Optional[Tensor], idx_b: Tensor) -> T
     """Differentiable ``out[i] = a[idx_a[i]] @ b[idx_b[i]]``."""
     K.check_mm("gather_mm", a, b)
     if not isinstance(idx_b, torch.Tensor) or idx_b.dim() != 1:
-        raise ValueError("gather_mm: idx_b must be a 1-D tensor of type ids")
+        raise nwerr.ValueError("gather_mm: idx_b must be a 1-D tensor of type ids")
     if idx_a is not None and idx_a.numel() != idx_b.numel():
-        raise ValueError(f"gather_mm: idx_a and idx_b must have the same length, got "
+        raise nwerr.ValueError(f"gather_mm: idx_a and idx_b must have the same length, got "
                          f"{idx_a.numel()} and {idx_b.numel()}")
     if idx_a is None and a.shape[0] != idx_b.numel():
-        raise ValueError(f"gather_mm: a has {a.shape[0]} rows but idx_b has {idx_b.numel()} "
+        raise nwerr.ValueError(f"gather_mm: a has {a.shape[0]} rows but idx_b has {idx_b.numel()} "
                          "entries (pass idx_a to gather rows)")
     return GatherMM.apply(a.contiguous(), b.contiguous(), idx_a, idx_b)
 
@@ -446,11 +447,11 @@ def segment_mm(a: Tensor, b: Tensor, seglen: Sequence[int]) -> Tensor:
     K.check_mm("segment_mm", a, b)
     seglen = [int(s) for s in seglen]
     if len(seglen) != b.shape[0]:
-        raise ValueError(f"segment_mm: seglen has {len(seglen)} entries but b has {b.shape[0]} "
+        raise nwerr.ValueError(f"segment_mm: seglen has {len(seglen)} entries but b has {b.shape[0]} "
                          "weight matrices")
     for i, s in enumerate(seglen):
         if s < 0:
-            raise ValueError(f"segment_mm: seglen[{i}] = {s} is negative")
+            raise nwerr.ValueError(f"segment_mm: seglen[{i}] = {s} is negative")
     if sum(seglen) != a.shape[0]:
-        raise ValueError(f"segment_mm: seglen sums to {sum(seglen)} but a has {a.shape[0]} rows")
+        raise nwerr.ValueError(f"segment_mm: seglen sums to {sum(seglen)} but a has {a.shape[0]} rows")
     return SegmentMM.apply(a.contiguous(), b.contiguous(), seglen)

@@ -25,6 +25,7 @@ import torch
 from torch.utils.dlpack import to_dlpack
 
 from nodeweave._C import dlpack_kernels as _K
+from nodeweave import errors as nwerr
 
 Tensor = torch.Tensor
 _FLOATS = (torch.float32, torch.float64)
@@ -57,7 +58,7 @@ def broadcast_feat(fn: str, lf: Sequence[int], rf: Sequence[int]) -> Tuple[int, 
     out = []
     for x, y in zip(a, b):
         if x != y and x != 1 and y != 1:
-            raise ValueError(f"{fn}: lhs feature shape {tuple(lf)} and rhs feature shape "
+            raise nwerr.ValueError(f"{fn}: lhs feature shape {tuple(lf)} and rhs feature shape "
                              f"{tuple(rf)} do not broadcast")
         out.append(max(x, y) if x and y else 0)
     return tuple(out)
@@ -72,7 +73,7 @@ def out_feat(fn: str, op: str, lhs: Optional[Tensor], rhs: Optional[Tensor]) -> 
     lf, rf = _feat(lhs), _feat(rhs)
     if op == "dot":
         if not lf or not rf or lf[-1] != rf[-1]:
-            raise ValueError(f"{fn}: dot needs the same last feature dimension on both operands, "
+            raise nwerr.ValueError(f"{fn}: dot needs the same last feature dimension on both operands, "
                              f"got feature shapes {lf} and {rf}")
         return broadcast_feat(fn, lf[:-1] + (1,), rf[:-1] + (1,))
     return broadcast_feat(fn, lf, rf)
@@ -80,12 +81,12 @@ def out_feat(fn: str, op: str, lhs: Optional[Tensor], rhs: Optional[Tensor]) -> 
 
 def _check_float(fn: str, name: str, t: Tensor) -> None:
     if not isinstance(t, torch.Tensor):
-        raise TypeError(f"{fn}: {name} must be a torch.Tensor, got {type(t).__name__}")
+        raise nwerr.TypeError(f"{fn}: {name} must be a torch.Tensor, got {type(t).__name__}")
     if t.dim() < 1:
-        raise ValueError(f"{fn}: {name} must have a first dimension with one row per item, got a "
+        raise nwerr.ValueError(f"{fn}: {name} must have a first dimension with one row per item, got a "
                          "0-d tensor")
     if t.dtype not in _FLOATS:
-        raise TypeError(f"{fn}: {name} must be float32 or float64, got {t.dtype}")
+        raise nwerr.TypeError(f"{fn}: {name} must be float32 or float64, got {t.dtype}")
 
 
 def align(fn: str, lhs: Optional[Tensor], rhs: Optional[Tensor]):
@@ -95,7 +96,7 @@ def align(fn: str, lhs: Optional[Tensor], rhs: Optional[Tensor]):
             _check_float(fn, name, t)
     if lhs is not None and rhs is not None:
         if lhs.dtype != rhs.dtype:
-            raise TypeError(f"{fn}: lhs and rhs must have the same dtype, got {lhs.dtype} and "
+            raise nwerr.TypeError(f"{fn}: lhs and rhs must have the same dtype, got {lhs.dtype} and "
                             f"{rhs.dtype}")
         rank = max(lhs.dim(), rhs.dim())
         lhs = lhs.reshape((lhs.shape[0],) + (1,) * (rank - lhs.dim()) + tuple(lhs.shape[1:]))
@@ -115,12 +116,12 @@ def spmm(rel, op: str, reduce_op: str, lhs: Optional[Tensor], rhs: Optional[Tens
     """``(out, arg_lhs, arg_rhs)`` of gSpMM; the arg tensors (int64, flat features) exist for
     max/min only, each for the operand the op reads (None otherwise)."""
     if op == "dot":
-        raise ValueError("gspmm: the message op 'dot' is not supported; use gsddmm for dot products")
+        raise nwerr.ValueError("gspmm: the message op 'dot' is not supported; use gsddmm for dot products")
     need_l, need_r = op != "copy_rhs", op != "copy_lhs"
     if need_l and lhs is None:
-        raise ValueError(f"gspmm: op '{op}' needs lhs (source node features)")
+        raise nwerr.ValueError(f"gspmm: op '{op}' needs lhs (source node features)")
     if need_r and rhs is None:
-        raise ValueError(f"gspmm: op '{op}' needs rhs (edge features)")
+        raise nwerr.ValueError(f"gspmm: op '{op}' needs rhs (edge features)")
     lhs, rhs = align("gspmm", lhs if need_l else None, rhs if need_r else None)
     any_ = lhs if lhs is not None else rhs
     feat = out_feat("gspmm", op, lhs, rhs)
@@ -142,9 +143,9 @@ def sddmm(rel, op: str, lhs: Optional[Tensor], rhs: Optional[Tensor], lhs_target
     """Per-edge ``op(lhs[target_l(e)], rhs[target_r(e)])``."""
     need_l, need_r = op != "copy_rhs", op != "copy_lhs"
     if need_l and lhs is None:
-        raise ValueError(f"gsddmm: op '{op}' needs lhs")
+        raise nwerr.ValueError(f"gsddmm: op '{op}' needs lhs")
     if need_r and rhs is None:
-        raise ValueError(f"gsddmm: op '{op}' needs rhs")
+        raise nwerr.ValueError(f"gsddmm: op '{op}' needs rhs")
     lhs, rhs = align("gsddmm", lhs if need_l else None, rhs if need_r else None)
     any_ = lhs if lhs is not None else rhs
     feat = out_feat("gsddmm", op, lhs, rhs)
@@ -172,11 +173,11 @@ def edge_softmax_backward(rel, out: Tensor, grad: Tensor, by_dst: bool) -> Tenso
 def check_segments(fn: str, x: Tensor, offsets: Tensor) -> None:
     _check_float(fn, "value", x)
     if not isinstance(offsets, torch.Tensor) or offsets.dim() != 1 or offsets.numel() < 1:
-        raise ValueError(f"{fn}: offsets must be a 1-D tensor with num_segments + 1 entries")
+        raise nwerr.ValueError(f"{fn}: offsets must be a 1-D tensor with num_segments + 1 entries")
     if offsets.dtype not in (torch.int32, torch.int64):
-        raise TypeError(f"{fn}: offsets must be int32 or int64, got {offsets.dtype}")
+        raise nwerr.TypeError(f"{fn}: offsets must be int32 or int64, got {offsets.dtype}")
     if offsets.device != x.device:
-        raise ValueError(f"{fn}: offsets is on {offsets.device} but value is on {x.device}")
+        raise nwerr.ValueError(f"{fn}: offsets is on {offsets.device} but value is on {x.device}")
 
 
 def segment_reduce(reduce_op: str, x: Tensor, offsets: Tensor):
@@ -212,18 +213,18 @@ def segment_softmax_backward(out: Tensor, grad: Tensor, offsets: Tensor) -> Tens
 def check_mm(fn: str, a: Tensor, b: Tensor) -> None:
     for name, t in (("a", a), ("b", b)):
         if not isinstance(t, torch.Tensor):
-            raise TypeError(f"{fn}: {name} must be a torch.Tensor, got {type(t).__name__}")
+            raise nwerr.TypeError(f"{fn}: {name} must be a torch.Tensor, got {type(t).__name__}")
     if a.dim() != 2:
-        raise ValueError(f"{fn}: a must be 2-D (rows, in_features), got shape {tuple(a.shape)}")
+        raise nwerr.ValueError(f"{fn}: a must be 2-D (rows, in_features), got shape {tuple(a.shape)}")
     if b.dim() != 3:
-        raise ValueError(f"{fn}: b must be 3-D (num_types, in_features, out_features), got shape "
+        raise nwerr.ValueError(f"{fn}: b must be 3-D (num_types, in_features, out_features), got shape "
                          f"{tuple(b.shape)}")
     if a.shape[1] != b.shape[1]:
-        raise ValueError(f"{fn}: a has {a.shape[1]} features per row but b expects {b.shape[1]}")
+        raise nwerr.ValueError(f"{fn}: a has {a.shape[1]} features per row but b expects {b.shape[1]}")
     if a.dtype != b.dtype:
-        raise TypeError(f"{fn}: a and b must have the same dtype, got {a.dtype} and {b.dtype}")
+        raise nwerr.TypeError(f"{fn}: a and b must have the same dtype, got {a.dtype} and {b.dtype}")
     if a.dtype not in _MM_FLOATS:
-        raise TypeError(f"{fn}: a must be float32, float64, float16 or bfloat16, got {a.dtype}")
+        raise nwerr.TypeError(f"{fn}: a must be float32, float64, float16 or bfloat16, got {a.dtype}")
 
 
 def gather_mm(a: Tensor, b: Tensor, idx_a: Optional[Tensor], idx_b: Tensor) -> Tensor:

@@ -48,6 +48,8 @@ import sys
 import types
 from typing import Any
 
+from nodeweave import errors as nwerr
+
 ALIAS, TARGET = "dgl", "nodeweave"
 # DGL names of nodeweave classes; resolved lazily so that importing this module stays cheap.
 _EXTRA_NAMES = {"DGLGraph": "HeteroGraph", "DGLHeteroGraph": "HeteroGraph", "DGLError": "NodeweaveError"}
@@ -62,7 +64,7 @@ class _TopLevel(types.ModuleType):
         try:
             return getattr(nodeweave, _EXTRA_NAMES.get(name, name))
         except AttributeError:
-            raise AttributeError(f"module 'dgl' (aliased to nodeweave by nodeweave.compat.dgl) has no "
+            raise nwerr.AttributeError(f"module 'dgl' (aliased to nodeweave by nodeweave.compat.dgl) has no "
                                  f"attribute {name!r}: nodeweave has no counterpart; see "
                                  f"docs/migrating_from_dgl.md") from None
 
@@ -124,7 +126,6 @@ def install(backend: str | None = None) -> None:
     both libraries, so that raises ``RuntimeError``.
     """
     import nodeweave
-    from nodeweave import errors as nwerr
 
     mod = sys.modules.get(ALIAS)
     if mod is not None and not isinstance(mod, _TopLevel):

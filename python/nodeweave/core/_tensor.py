@@ -10,6 +10,7 @@ import numpy as np
 
 from nodeweave import _C
 from nodeweave._C import Tensor
+from nodeweave import errors as nwerr
 
 _NP_FROM = {
     "bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int32": np.int32, "int64": np.int64,
@@ -26,7 +27,7 @@ def _default_dtype_for(arr: np.ndarray, data: Any) -> str:
     if kind == "f":
         # Python floats become float32 (PyTorch's default); NumPy arrays keep their precision.
         return arr.dtype.name if isinstance(data, (np.ndarray, np.generic)) else "float32"
-    raise TypeError(f"tensor(): can't convert data of NumPy dtype {arr.dtype} to a tensor")
+    raise nwerr.TypeError(f"tensor(): can't convert data of NumPy dtype {arr.dtype} to a tensor")
 
 
 def tensor(data: Any, dtype=None, device=None, requires_grad: builtins.bool = False) -> Tensor:
@@ -48,9 +49,9 @@ def tensor(data: Any, dtype=None, device=None, requires_grad: builtins.bool = Fa
         try:
             arr = np.asarray(data)
         except ValueError as e:
-            raise ValueError(f"tensor(): data is not a rectangular nested sequence: {e}") from None
+            raise nwerr.ValueError(f"tensor(): data is not a rectangular nested sequence: {e}") from None
         if arr.dtype == object:
-            raise TypeError("tensor(): data must be numbers or nested sequences of numbers")
+            raise nwerr.TypeError("tensor(): data must be numbers or nested sequences of numbers")
         target = _C._parse_dtype(dtype).name if dtype is not None else _default_dtype_for(arr, data)
         if target == "bfloat16":
             t = _C.from_numpy(np.ascontiguousarray(arr, dtype=np.float32))._cast("bfloat16")
@@ -83,7 +84,7 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     [7.0, 1.0, 2.0]
     """
     if not isinstance(arr, np.ndarray):
-        raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(arr).__name__}")
+        raise nwerr.TypeError(f"from_numpy: expected a numpy.ndarray, got {type(arr).__name__}")
     return _C.from_numpy(arr)
 
 
@@ -113,7 +114,7 @@ def parse_to_args(args: tuple, kwargs: dict) -> tuple:
     dtype = kwargs.pop("dtype", None)
     kwargs.pop("non_blocking", None)
     if kwargs:
-        raise TypeError(f"to(): unexpected keyword arguments {sorted(kwargs)}")
+        raise nwerr.TypeError(f"to(): unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
         if isinstance(a, Tensor):
             device, dtype = a.device, a.dtype
@@ -127,14 +128,14 @@ def parse_to_args(args: tuple, kwargs: dict) -> tuple:
             else:
                 dtype = a
         else:
-            raise TypeError(f"to(): expected a device, dtype or tensor, got {type(a).__name__} {a!r}")
+            raise nwerr.TypeError(f"to(): expected a device, dtype or tensor, got {type(a).__name__} {a!r}")
     if device is not None:
         device = _C.device(device)
     if dtype is not None and not isinstance(dtype, _C.dtype):
         try:
             dtype = _C._parse_dtype(dtype)
         except (TypeError, ValueError):
-            raise TypeError(f"to(): unknown dtype {dtype!r}") from None
+            raise nwerr.TypeError(f"to(): unknown dtype {dtype!r}") from None
     return device, dtype
 
 
@@ -154,7 +155,7 @@ def _to(self: Tensor, *args, **kwargs) -> Tensor:
 
 def _numpy(self: Tensor, *, force: builtins.bool = False) -> np.ndarray:
     if self.requires_grad and not force:
-        raise RuntimeError("can't call numpy() on a tensor that requires grad; use tensor.detach().numpy()")
+        raise nwerr.RuntimeError("can't call numpy() on a tensor that requires grad; use tensor.detach().numpy()")
     t = self if self.device.type == "cpu" else self._to_device("cpu")
     if t.dtype.name == "bfloat16":
         return np.asarray(_C._to_numpy(t._cast("float32")))
@@ -189,7 +190,7 @@ def _register_hook(self: Tensor, fn):
 
 def _backward_method(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     if inputs is not None:
-        raise NotImplementedError("backward(inputs=...) is not supported; use nodeweave.core.autograd.grad")
+        raise nwerr.NotImplementedError("backward(inputs=...) is not supported; use nodeweave.core.autograd.grad")
     _C_backward(self, gradient, retain_graph, create_graph)
 
 
@@ -203,7 +204,7 @@ def _deepcopy(self, memo):
     if id(self) in memo:
         return memo[id(self)]
     if not self.is_leaf:
-        raise RuntimeError("only leaf tensors (created by the user, not by an operation on tensors that "
+        raise nwerr.RuntimeError("only leaf tensors (created by the user, not by an operation on tensors that "
                            "require grad) support copy.deepcopy; call .detach() first")
     out = self.detach().clone()
     if self.requires_grad:

@@ -18,6 +18,7 @@ import numpy as np
 
 from nodeweave import _C
 from nodeweave._C import Tensor
+from nodeweave import errors as nwerr
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False) -> None:
@@ -101,7 +102,7 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
     diff = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     for i in diff:
         if inputs[i].dtype.name != "float64":
-            raise TypeError(f"gradcheck: input {i} is {inputs[i].dtype.name}; use float64 for finite differences")
+            raise nwerr.TypeError(f"gradcheck: input {i} is {inputs[i].dtype.name}; use float64 for finite differences")
 
     def run(args) -> np.ndarray:
         # Grad mode stays on: fn may itself differentiate (gradcheck of a gradient).
@@ -142,7 +143,7 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
         if not np.allclose(analytic[i], numeric, atol=atol, rtol=rtol):
             if raise_exception:
                 worst = np.max(np.abs(analytic[i] - numeric))
-                raise AssertionError(
+                raise nwerr.RuntimeError(
                     f"gradcheck failed for input {i}: max abs difference {worst:.3g}\n"
                     f"analytic:\n{analytic[i]}\nnumeric:\n{numeric}")
             return False

@@ -12,6 +12,7 @@ True
 from __future__ import annotations
 
 from nodeweave import _C
+from nodeweave import errors as nwerr
 
 __all__ = [
     "is_available", "is_built", "device_count", "empty_cache", "memory_allocated", "memory_reserved",
@@ -39,13 +40,13 @@ def _device_index(device, fn: str) -> int | None:
     if device is None:
         return 0 if is_available() else None
     if isinstance(device, bool) or not isinstance(device, (int, str, _C.device)):
-        raise TypeError(f"{fn}: device must be None, an int, a string or a nodeweave device, "
+        raise nwerr.TypeError(f"{fn}: device must be None, an int, a string or a nodeweave device, "
                         f"got {type(device).__name__}")
     dev = _C.device(device)
     if dev.type != "cuda":
-        raise ValueError(f"{fn}: expected a CUDA device, got {str(dev)!r}")
+        raise nwerr.ValueError(f"{fn}: expected a CUDA device, got {str(dev)!r}")
     if dev.index < 0 or dev.index >= device_count():
-        raise ValueError(f"{fn}: device {dev} is not available ({device_count()} CUDA device(s) visible)")
+        raise nwerr.ValueError(f"{fn}: device {dev} is not available ({device_count()} CUDA device(s) visible)")
     return dev.index
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from nodeweave import _C
+from nodeweave import errors as nwerr
 
 __all__ = ["OpStats", "Profile", "profile"]
 
@@ -65,7 +66,7 @@ class profile:  # noqa: N801 - a context manager named like torch.profiler.profi
 
     def __enter__(self) -> Profile:
         if _C._profiler_enabled():
-            raise RuntimeError("nodeweave.core.profiler.profile blocks do not nest")
+            raise nwerr.RuntimeError("nodeweave.core.profiler.profile blocks do not nest")
         self._prof = Profile()
         _C._profiler_reset()
         _C._profiler_enable(True)

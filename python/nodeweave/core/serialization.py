@@ -65,6 +65,7 @@ from nodeweave._binfile import read_exact_into as _read_exact_into
 from nodeweave._binfile import require as _require
 from nodeweave._binfile import skip_zeros as _skip_zeros
 from nodeweave._C import Tensor
+from nodeweave import errors as nwerr
 
 __all__ = ["save", "load", "MAGIC", "FORMAT_VERSION"]
 
@@ -135,7 +136,7 @@ class _Encoder:
             return {"type": "dtype", "value": obj.name}
         if isinstance(obj, (list, tuple, dict)):
             if id(obj) in self.active:
-                raise ValueError(f"save: obj contains a reference cycle at {where}")
+                raise nwerr.ValueError(f"save: obj contains a reference cycle at {where}")
             self.active.add(id(obj))
             try:
                 if isinstance(obj, dict):
@@ -146,7 +147,7 @@ class _Encoder:
                 return {"type": kind, "items": [self.node(v, f"{where}[{i}]") for i, v in enumerate(obj)]}
             finally:
                 self.active.discard(id(obj))
-        raise TypeError(f"save: can't save an object of type {type(obj).__name__} at {where}; supported are "
+        raise nwerr.TypeError(f"save: can't save an object of type {type(obj).__name__} at {where}; supported are "
                         f"tensors, None, bool, int, float, str, dtypes and lists/tuples/dicts of them")
 
 
@@ -177,14 +178,14 @@ def save(obj: Any, f: PathOrFile) -> None:
     renamed over ``f`` only when complete.
     """
     if sys.byteorder != "little":
-        raise NotImplementedError("save: the nodeweave format is little-endian; big-endian hosts are unsupported")
+        raise nwerr.NotImplementedError("save: the nodeweave format is little-endian; big-endian hosts are unsupported")
     enc = _Encoder()
     root = enc.node(obj, "obj")
     if hasattr(f, "write"):
         _write(f, enc, root)
         return
     if not isinstance(f, (str, os.PathLike)):
-        raise TypeError(f"save: f must be a path or a writable binary file, got {type(f).__name__}")
+        raise nwerr.TypeError(f"save: f must be a path or a writable binary file, got {type(f).__name__}")
     atomic_write(os.fspath(f), lambda out: _write(out, enc, root))
 
 
@@ -298,19 +299,19 @@ def load(f: PathOrFile) -> Any:
         name = getattr(f, "name", repr(f))
         data = f.read()
         if not isinstance(data, (bytes, bytearray)):
-            raise TypeError(f"load: {name!r} must be opened in binary mode")
+            raise nwerr.TypeError(f"load: {name!r} must be opened in binary mode")
         src: BinaryIO = io.BytesIO(data)
         size = len(data)
         try:
             return _load_from(src, size)
         except _Corrupt as e:
-            raise ValueError(f"load: {name}: corrupted or truncated nodeweave file: {e}") from None
+            raise nwerr.ValueError(f"load: {name}: corrupted or truncated nodeweave file: {e}") from None
     if not isinstance(f, (str, os.PathLike)):
-        raise TypeError(f"load: f must be a path or a readable binary file, got {type(f).__name__}")
+        raise nwerr.TypeError(f"load: f must be a path or a readable binary file, got {type(f).__name__}")
     path = os.fspath(f)
     with open(path, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         try:
             return _load_from(fh, size)
         except _Corrupt as e:
-            raise ValueError(f"load: {path}: corrupted or truncated nodeweave file: {e}") from None
+            raise nwerr.ValueError(f"load: {path}: corrupted or truncated nodeweave file: {e}") from None

@@ -33,6 +33,7 @@ import numpy as np
 
 from nodeweave.data.dataset import Subset, to_tensor
 from nodeweave.transforms._checks import flag
+from nodeweave import errors as nwerr
 
 __all__ = ["GraphDataLoader", "kfold_split", "graph_labels_of", "pinning_unavailable", "pin_tensor"]
 
@@ -47,7 +48,7 @@ def graph_labels_of(dataset: Any) -> np.ndarray:
         labels = [_label_value(dataset[i][1]) for i in range(len(dataset))]
     arr = np.asarray(labels)
     if arr.ndim != 1 or arr.dtype.kind not in "iu":
-        raise ValueError(f"kfold_split needs one integer class label per item, got an array of shape "
+        raise nwerr.ValueError(f"kfold_split needs one integer class label per item, got an array of shape "
                          f"{arr.shape} and dtype {arr.dtype}")
     return arr.astype(np.int64)
 
@@ -70,14 +71,14 @@ def kfold_split(dataset: Any, k: int = 10, fold: int = 0, seed: int | None = 0) 
     """
     for name, v in (("k", k), ("fold", fold)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"kfold_split: {name} must be an int, got {type(v).__name__}")
+            raise nwerr.TypeError(f"kfold_split: {name} must be an int, got {type(v).__name__}")
     if k < 2:
-        raise ValueError(f"kfold_split: k must be at least 2, got {k}")
+        raise nwerr.ValueError(f"kfold_split: k must be at least 2, got {k}")
     if not 0 <= fold < k:
-        raise ValueError(f"kfold_split: fold must be in 0..{k - 1}, got {fold}")
+        raise nwerr.ValueError(f"kfold_split: fold must be in 0..{k - 1}, got {fold}")
     labels = graph_labels_of(dataset)
     if len(labels) < k:
-        raise ValueError(f"kfold_split: {len(labels)} items cannot be split into k={k} folds")
+        raise nwerr.ValueError(f"kfold_split: {len(labels)} items cannot be split into k={k} folds")
     rng = np.random.default_rng(seed)
     fold_of = np.empty(len(labels), dtype=np.int64)
     dealt = 0
@@ -126,13 +127,13 @@ class GraphDataLoader:
     def __init__(self, dataset: Any, batch_size: int = 1, shuffle: bool = False, drop_last: bool = False,
                  seed: int | None = None, sampler: Iterable[int] | None = None, pin_memory: bool = False) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-            raise ValueError(f"GraphDataLoader: batch_size must be a positive int, got {batch_size!r}")
+            raise nwerr.ValueError(f"GraphDataLoader: batch_size must be a positive int, got {batch_size!r}")
         if sampler is not None:
             if isinstance(sampler, (str, bytes, dict)) or not isinstance(sampler, Iterable):
-                raise TypeError(f"GraphDataLoader: sampler must be an iterable of dataset indices, got "
+                raise nwerr.TypeError(f"GraphDataLoader: sampler must be an iterable of dataset indices, got "
                                 f"{type(sampler).__name__}")
             if shuffle:
-                raise ValueError("GraphDataLoader: sampler and shuffle=True both set the order; give one")
+                raise nwerr.ValueError("GraphDataLoader: sampler and shuffle=True both set the order; give one")
         self.dataset, self.batch_size = dataset, int(batch_size)
         self.shuffle, self.drop_last = bool(shuffle), bool(drop_last)
         self.sampler, self.pin_memory = sampler, flag(pin_memory, "pin_memory", "GraphDataLoader")
@@ -145,7 +146,7 @@ class GraphDataLoader:
         elif isinstance(self.sampler, Sized):
             n = len(self.sampler)
         else:
-            raise TypeError(f"GraphDataLoader: len() needs a sampler with a length, got "
+            raise nwerr.TypeError(f"GraphDataLoader: len() needs a sampler with a length, got "
                             f"{type(self.sampler).__name__}")
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
 
@@ -158,11 +159,11 @@ class GraphDataLoader:
             idx = _label_value(i)
             if isinstance(idx, np.ndarray):
                 if idx.ndim != 0:
-                    raise TypeError(f"GraphDataLoader: the sampler must yield single indices, got an array of "
+                    raise nwerr.TypeError(f"GraphDataLoader: the sampler must yield single indices, got an array of "
                                     f"shape {idx.shape}")
                 idx = idx.item()
             if isinstance(idx, (bool, np.bool_)) or not isinstance(idx, (int, np.integer)):
-                raise TypeError(f"GraphDataLoader: the sampler must yield int indices, got {i!r}")
+                raise nwerr.TypeError(f"GraphDataLoader: the sampler must yield int indices, got {i!r}")
             yield int(idx)
 
     def __iter__(self) -> Iterator[tuple[Any, Any]]:

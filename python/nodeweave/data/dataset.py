@@ -62,6 +62,7 @@ import numpy as np
 from nodeweave.data.download import RemoteFile, data_dir, ensure_files, file_sha256, locate
 from nodeweave.data.errors import ChecksumError
 from nodeweave.transforms._checks import flag
+from nodeweave import errors as nwerr
 
 __all__ = ["Dataset", "Subset", "to_tensor", "reverse_option", "once_per_pair"]
 
@@ -78,7 +79,7 @@ def reverse_option(own: Any, own_name: str, reverse_edge: Any, owner: str, defau
     both with different values raises ValueError."""
     given = {n: flag(v, n, owner) for n, v in ((own_name, own), ("reverse_edge", reverse_edge)) if v is not None}
     if len(set(given.values())) > 1:
-        raise ValueError(f"{owner}: {own_name}={given[own_name]} and reverse_edge={given['reverse_edge']} "
+        raise nwerr.ValueError(f"{owner}: {own_name}={given[own_name]} and reverse_edge={given['reverse_edge']} "
                          "contradict each other (they are the same option); give one")
     return next(iter(given.values()), default)
 
@@ -111,7 +112,7 @@ class Dataset:
                  mirror: str | None = None, verify: bool = True, progress: bool | None = None,
                  transform: Callable[[Any], Any] | None = None) -> None:
         if transform is not None and not callable(transform):
-            raise TypeError(f"{type(self).__name__}: transform must be a callable graph -> graph or None, "
+            raise nwerr.TypeError(f"{type(self).__name__}: transform must be a callable graph -> graph or None, "
                             f"got {type(transform).__name__}")
         self.transform = transform
         self.raw_dir: Path = data_dir(raw_dir)
@@ -120,7 +121,7 @@ class Dataset:
         self._load()
 
     def _load(self) -> None:
-        raise NotImplementedError
+        raise nwerr.NotImplementedError
 
     def _transformed(self, g: Any) -> Any:
         """``g`` passed through :attr:`transform` (itself when there is none): what ``ds[i]`` returns."""
@@ -132,9 +133,9 @@ class Dataset:
             if f.path == rel:
                 p = locate(self.raw_dir, f)
                 if p is None:
-                    raise FileNotFoundError(f"{type(self).__name__}: {self.raw_dir / rel} is missing")
+                    raise nwerr.FileNotFoundError(f"{type(self).__name__}: {self.raw_dir / rel} is missing")
                 return p
-        raise KeyError(f"{type(self).__name__} has no raw file {rel!r}")
+        raise nwerr.KeyError(f"{type(self).__name__} has no raw file {rel!r}")
 
     def verify_files(self) -> None:
         """Checks every raw file against its recorded sha256 (files without one are skipped).
@@ -150,10 +151,10 @@ class Dataset:
                 raise ChecksumError(p, f.source(), f.sha256, actual)
 
     def __len__(self) -> int:
-        raise NotImplementedError
+        raise nwerr.NotImplementedError
 
     def __getitem__(self, idx: int) -> Any:
-        raise NotImplementedError
+        raise nwerr.NotImplementedError
 
     def __iter__(self) -> Iterator[Any]:
         for i in range(len(self)):
@@ -166,9 +167,9 @@ class Dataset:
 def _single_index(idx: Any, owner: str) -> None:
     """Single-graph datasets accept index 0 (and -1) only."""
     if isinstance(idx, bool) or not isinstance(idx, (int, np.integer)):
-        raise TypeError(f"{owner} index must be an int, got {type(idx).__name__}")
+        raise nwerr.TypeError(f"{owner} index must be an int, got {type(idx).__name__}")
     if idx not in (0, -1):
-        raise IndexError(f"{owner} holds one graph; index {idx} is out of range")
+        raise nwerr.IndexError(f"{owner} holds one graph; index {idx} is out of range")
 
 
 class Subset:
@@ -185,7 +186,7 @@ class Subset:
         n = len(dataset)
         if idx.size and (idx.min() < 0 or idx.max() >= n):
             bad = int(idx[(idx < 0) | (idx >= n)][0])
-            raise IndexError(f"Subset: index {bad} is out of range for a dataset of {n} items")
+            raise nwerr.IndexError(f"Subset: index {bad} is out of range for a dataset of {n} items")
         self.dataset, self.indices = dataset, idx
 
     def __len__(self) -> int:

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from nodeweave.data.errors import ChecksumError, ChecksumUnknownError, DataFormatError, DownloadError
+from nodeweave import errors as nwerr
 
 __all__ = ["RemoteFile", "data_dir", "mirror_url", "locate", "missing_files", "ensure_files", "fetch",
            "download_url", "file_sha256", "DEFAULT_DATA_DIR"]
@@ -105,7 +106,7 @@ def data_dir(raw_dir: str | os.PathLike | None = None) -> Path:
     if raw_dir is None:
         raw_dir = os.environ.get("NODEWEAVE_DATA_DIR") or DEFAULT_DATA_DIR
     if not isinstance(raw_dir, (str, os.PathLike)):
-        raise TypeError(f"raw_dir must be a path, got {type(raw_dir).__name__}")
+        raise nwerr.TypeError(f"raw_dir must be a path, got {type(raw_dir).__name__}")
     return Path(os.path.expanduser(os.fspath(raw_dir)))
 
 
@@ -118,14 +119,14 @@ def mirror_url(mirror: str | None = None) -> str | None:
     >>> mirror_url("ftp://host/")
     Traceback (most recent call last):
     ...
-    ValueError: mirror must be an http:// or https:// URL, got 'ftp://host/'
+    nodeweave.errors.ValueError: mirror must be an http:// or https:// URL, got 'ftp://host/'
     """
     if mirror is None:
         mirror = os.environ.get("NODEWEAVE_DATA_MIRROR") or None
     if mirror is None:
         return None
     if not isinstance(mirror, str) or urllib.parse.urlsplit(mirror).scheme not in ("http", "https"):
-        raise ValueError(f"mirror must be an http:// or https:// URL, got {mirror!r}")
+        raise nwerr.ValueError(f"mirror must be an http:// or https:// URL, got {mirror!r}")
     return mirror.rstrip("/")
 
 
@@ -182,7 +183,7 @@ def ensure_files(files: Sequence[RemoteFile], root: Path, *, download: bool = Tr
         return
     if not download:
         lines = [f"  {root / f.path}  <-  {f.source()}" for f in missing]
-        raise FileNotFoundError(f"{owner}: {len(missing)} raw file(s) missing and download=False:\n"
+        raise nwerr.FileNotFoundError(f"{owner}: {len(missing)} raw file(s) missing and download=False:\n"
                                 + "\n".join(lines)
                                 + "\nPut them there, set NODEWEAVE_DATA_DIR to a directory holding them, "
                                   "or pass download=True.")
@@ -197,7 +198,7 @@ def ensure_files(files: Sequence[RemoteFile], root: Path, *, download: bool = Tr
     unreachable = [f for f in missing if base is None and f.url is None]
     if unreachable:
         lines = [f"  {root / f.path}" for f in unreachable]
-        raise FileNotFoundError(f"{owner}: these raw files are missing and have no public download URL:\n"
+        raise nwerr.FileNotFoundError(f"{owner}: these raw files are missing and have no public download URL:\n"
                                 + "\n".join(lines) + "\nPut them there or set NODEWEAVE_DATA_MIRROR to a "
                                 "mirror of the data-directory layout.")
     fetch(missing, root, mirror=base, progress=progress)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import os
 from typing import Any
+from nodeweave import errors as nwerr
 
 __all__ = ["DataFormatError", "ChecksumError", "ChecksumUnknownError", "DownloadError"]
 
 
-class DataFormatError(ValueError):
+class DataFormatError(nwerr.ValueError):
     """A data file does not have the expected format (malformed line, truncated file, bad value).
 
     Attributes
@@ -42,7 +43,7 @@ class DataFormatError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
-class ChecksumError(ValueError):
+class ChecksumError(nwerr.ValueError):
     """A downloaded file's sha256 differs from the recorded one (the file was deleted)."""
 
     def __init__(self, path: Any, url: str, expected: str, actual: str) -> None:
@@ -51,11 +52,11 @@ class ChecksumError(ValueError):
                          f"got {actual}; the downloaded file was deleted")
 
 
-class ChecksumUnknownError(RuntimeError):
+class ChecksumUnknownError(nwerr.RuntimeError):
     """A missing file has no recorded sha256, so a download could not be verified."""
 
 
-class DownloadError(OSError):
+class DownloadError(nwerr.OSError):
     """Fetching a URL failed (HTTP error, unreachable host, archive without the expected member).
 
     ``status`` is the HTTP status code when the server answered with an error, else None.

@@ -38,6 +38,7 @@ import numpy as np
 from nodeweave.data.dataset import once_per_pair, to_tensor
 from nodeweave.data.tu import SHA256, TUDataset, _one_hot
 from nodeweave.transforms._checks import flag
+from nodeweave import errors as nwerr
 
 __all__ = ["GINDataset"]
 
@@ -99,10 +100,10 @@ class GINDataset(TUDataset):
                  verify: bool = True, progress: bool | None = None,
                  transform: Callable[[Any], Any] | None = None, reverse_edge: bool = True) -> None:
         if name in UNAVAILABLE:
-            raise ValueError(f"GINDataset: {name!r} is one of GIN's social sets, whose files nodeweave has no "
+            raise nwerr.ValueError(f"GINDataset: {name!r} is one of GIN's social sets, whose files nodeweave has no "
                              f"record of; available: {sorted(NAMES)}")
         if name not in NAMES or NAMES[name] not in SHA256:
-            raise ValueError(f"GINDataset: name must be one of {sorted(NAMES)}, got {name!r}")
+            raise nwerr.ValueError(f"GINDataset: name must be one of {sorted(NAMES)}, got {name!r}")
         self.self_loop = flag(self_loop, "self_loop", "GINDataset")
         self.degree_as_nlabel = flag(degree_as_nlabel, "degree_as_nlabel", "GINDataset")
         super().__init__(NAMES[name], raw_dir, download=download, mirror=mirror, verify=verify, progress=progress,

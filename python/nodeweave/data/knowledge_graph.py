@@ -50,6 +50,7 @@ from nodeweave.data.dataset import Dataset, _single_index, reverse_option, to_te
 from nodeweave.data.download import RemoteFile
 from nodeweave.data.errors import DataFormatError
 from nodeweave.data.text_tables import read_text, str_table
+from nodeweave import errors as nwerr
 
 __all__ = ["KnowledgeGraphDataset", "FB15k237Dataset", "WN18RRDataset", "WN18Dataset", "FB15kDataset",
            "KinshipDataset", "NationsDataset", "UMLSDataset"]
@@ -162,7 +163,7 @@ class KnowledgeGraphDataset(Dataset):
                  progress: bool | None = None, transform: Callable[[Any], Any] | None = None,
                  reverse_edge: bool | None = None) -> None:
         if name not in NAMES:
-            raise ValueError(f"KnowledgeGraphDataset: name must be one of {list(NAMES)}, got {name!r}")
+            raise nwerr.ValueError(f"KnowledgeGraphDataset: name must be one of {list(NAMES)}, got {name!r}")
         self.name = name
         self.reverse = reverse_option(reverse, "reverse", reverse_edge, type(self).__name__)
         self.reverse_edge = self.reverse

@@ -33,6 +33,7 @@ from typing import Any, Union
 
 from nodeweave.data.errors import DataFormatError
 from nodeweave.data.text_tables import read_bytes
+from nodeweave import errors as nwerr
 
 __all__ = ["IRI", "BlankNode", "Literal", "Term", "parse_ntriples", "read_ntriples", "XSD_STRING"]
 
@@ -86,7 +87,7 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _ECHARS = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
 
 
-class _LineError(Exception):
+class _LineError(nwerr.NodeweaveError):
     def __init__(self, pos: int, message: str) -> None:
         self.pos, self.message = pos, message
 
@@ -179,7 +180,7 @@ def parse_ntriples(data: bytes, path: Any = "<ntriples>") -> list[tuple[Term, IR
         For the first malformed line, naming ``path``, the line and the column.
     """
     if not isinstance(data, (bytes, bytearray)):
-        raise TypeError(f"data must be bytes, got {type(data).__name__}")
+        raise nwerr.TypeError(f"data must be bytes, got {type(data).__name__}")
     out = []
     for lineno, raw in enumerate(data.split(b"\n"), 1):
         if raw.endswith(b"\r"):

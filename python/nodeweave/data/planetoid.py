@@ -52,6 +52,7 @@ from nodeweave.data.errors import DataFormatError
 from nodeweave.data.safe_pickle import load_pickle, to_csr
 from nodeweave.data.text_tables import int_table, read_bytes
 from nodeweave.transforms._checks import flag
+from nodeweave import errors as nwerr
 
 __all__ = ["PlanetoidDataset", "CoraGraphDataset", "CiteseerGraphDataset", "PubmedGraphDataset"]
 
@@ -151,7 +152,7 @@ class PlanetoidDataset(Dataset):
                  verify: bool = True, progress: bool | None = None,
                  transform: Callable[[Any], Any] | None = None) -> None:
         if not isinstance(name, str) or name.lower() not in SHA256:
-            raise ValueError(f"PlanetoidDataset: name must be one of {sorted(SHA256)}, got {name!r}")
+            raise nwerr.ValueError(f"PlanetoidDataset: name must be one of {sorted(SHA256)}, got {name!r}")
         self.name = name.lower()
         self.files = planetoid_files(self.name)
         self._normalize = bool(normalize_features)
@@ -263,7 +264,7 @@ class PubmedGraphDataset(PlanetoidDataset):
     >>> PubmedGraphDataset(raw_dir=tempfile.mkdtemp(), download=False)
     Traceback (most recent call last):
     ...
-    FileNotFoundError: PubmedGraphDataset: 8 raw file(s) missing and download=False:
+    nodeweave.errors.FileNotFoundError: PubmedGraphDataset: 8 raw file(s) missing and download=False:
     ...planetoid/raw/ind.pubmed.x  <-  https://github.com/kimiyoung/planetoid/raw/master/data/ind.pubmed.x
     ...
     """

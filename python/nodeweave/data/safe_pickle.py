@@ -36,6 +36,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from nodeweave.data.errors import DataFormatError
+from nodeweave import errors as nwerr
 
 __all__ = ["RestrictedUnpickler", "ForbiddenGlobalError", "SparseRecord", "PLANETOID_GLOBALS", "load_pickle", "to_csr"]
 
@@ -68,7 +69,7 @@ PLANETOID_GLOBALS: dict[tuple[str, str], Any] = {
 }
 
 
-class ForbiddenGlobalError(pickle.UnpicklingError):
+class ForbiddenGlobalError(nwerr.NodeweaveError, pickle.UnpicklingError):
     """A pickle named a global outside the whitelist (a :class:`pickle.UnpicklingError`)."""
 
 
@@ -123,7 +124,7 @@ def to_csr(obj: Any, path: Any) -> Any:
     try:
         import scipy.sparse as sp
     except ImportError:
-        raise ImportError(f"reading {path} needs SciPy (pip install scipy)") from None
+        raise nwerr.ImportError(f"reading {path} needs SciPy (pip install scipy)") from None
 
     if not isinstance(obj, SparseRecord) or not isinstance(getattr(obj, "state", None), dict):
         raise DataFormatError(path, f"expected a pickled scipy.sparse.csr_matrix, got {type(obj).__name__}")

@@ -54,6 +54,7 @@ from nodeweave.data.download import RemoteFile
 from nodeweave.data.errors import DataFormatError
 from nodeweave.data.text_tables import float_table, int_table, read_bytes
 from nodeweave.transforms._checks import flag
+from nodeweave import errors as nwerr
 
 __all__ = ["TUDataset"]
 
@@ -129,7 +130,7 @@ class TUDataset(Dataset):
                  mirror: str | None = None, verify: bool = True, progress: bool | None = None,
                  transform: Callable[[Any], Any] | None = None, reverse_edge: bool = True) -> None:
         if name not in SHA256:
-            raise ValueError(f"TUDataset: name must be one of {sorted(SHA256)}, got {name!r}")
+            raise nwerr.ValueError(f"TUDataset: name must be one of {sorted(SHA256)}, got {name!r}")
         self.name = name
         self.reverse_edge = flag(reverse_edge, "reverse_edge", type(self).__name__)
         self.files = tu_files(name)
@@ -233,10 +234,10 @@ class TUDataset(Dataset):
     def _graph(self, idx: Any) -> tuple[Any, int]:
         """The stored graph ``idx`` (built on first access, before any transform) and its position."""
         if isinstance(idx, bool) or not isinstance(idx, (int, np.integer)):
-            raise TypeError(f"{type(self).__name__} index must be an int, got {type(idx).__name__}")
+            raise nwerr.TypeError(f"{type(self).__name__} index must be an int, got {type(idx).__name__}")
         n = len(self)
         if not -n <= idx < n:
-            raise IndexError(f"{type(self).__name__} {self.name}: index {idx} out of range for {n} graphs")
+            raise nwerr.IndexError(f"{type(self).__name__} {self.name}: index {idx} out of range for {n} graphs")
         i = int(idx) % n
         if self._graphs[i] is None:
             self._graphs[i] = self._build(i)

@@ -16,6 +16,7 @@ import numpy as np
 
 from nodeweave import backend
 from nodeweave.graph.transforms import EID, NID
+from nodeweave import errors as nwerr
 
 __all__ = ["Sampler", "BlockSampler", "set_node_lazy_features", "set_edge_lazy_features",
            "set_src_lazy_features", "set_dst_lazy_features"]
@@ -37,7 +38,7 @@ def _names(x: Any, arg: str) -> list[str]:
         return [x]
     if isinstance(x, (list, tuple)) and all(isinstance(n, str) for n in x):
         return list(x)
-    raise TypeError(f"{arg} must be a feature name or a list of names, got {x!r}")
+    raise nwerr.TypeError(f"{arg} must be a feature name or a list of names, got {x!r}")
 
 
 class BlockSampler(Sampler):

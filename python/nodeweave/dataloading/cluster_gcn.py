@@ -33,6 +33,7 @@ from nodeweave import _C, backend
 from nodeweave.dataloading.base import Sampler
 from nodeweave.dataloading.subgraph_batch import check_homogeneous, cpu_relation, feature_list, induced_subgraph_batch
 from nodeweave.graph.heterograph import HeteroGraph, as_int_array
+from nodeweave import errors as nwerr
 
 __all__ = ["ClusterGCNSampler", "induced_subgraph_batch", "feature_list"]
 
@@ -131,15 +132,15 @@ class ClusterGCNSampler(Sampler):
         g = check_homogeneous(g, fn)
         n = g.num_nodes()
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-            raise TypeError(f"{fn}: k must be an int, got {type(k).__name__}")
+            raise nwerr.TypeError(f"{fn}: k must be an int, got {type(k).__name__}")
         if k < 1:
-            raise ValueError(f"{fn}: k (the number of parts) must be >= 1, got {k}")
+            raise nwerr.ValueError(f"{fn}: k (the number of parts) must be >= 1, got {k}")
         if k > n:
-            raise ValueError(f"{fn}: k (the number of parts) must be at most the number of nodes, {n}, got {k}")
+            raise nwerr.ValueError(f"{fn}: k (the number of parts) must be at most the number of nodes, {n}, got {k}")
         if mode not in ("k-way", "recursive"):
-            raise ValueError(f"{fn}: mode must be 'k-way' or 'recursive', got {mode!r}")
+            raise nwerr.ValueError(f"{fn}: mode must be 'k-way' or 'recursive', got {mode!r}")
         if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31 - 1:
-            raise ValueError(f"{fn}: seed must be an int in [0, 2**31 - 1), got {seed!r}")
+            raise nwerr.ValueError(f"{fn}: seed must be an int in [0, 2**31 - 1), got {seed!r}")
         self.k = int(k)
         self.prefetch_ndata = feature_list(prefetch_ndata, "prefetch_ndata")
         self.prefetch_edata = feature_list(prefetch_edata, "prefetch_edata")
@@ -177,7 +178,7 @@ class ClusterGCNSampler(Sampler):
             b = backend.of(balance_ntypes)
             types = np.asarray(b.to_numpy(balance_ntypes) if b is not None else balance_ntypes).reshape(-1)
             if types.shape != (n,):
-                raise ValueError(f"ClusterGCNSampler: balance_ntypes must hold one value per node ({n}), "
+                raise nwerr.ValueError(f"ClusterGCNSampler: balance_ntypes must hold one value per node ({n}), "
                                  f"got shape {types.shape}")
             cols = [(types == t).astype(np.int64) for t in np.unique(types)]
         if balance_edges:
@@ -189,7 +190,7 @@ class ClusterGCNSampler(Sampler):
     def part_nodes(self, part: int) -> np.ndarray:
         """Node ids of part ``part`` in increasing order (a NumPy view)."""
         if not 0 <= part < self.k:
-            raise IndexError(f"part must be in [0, {self.k}), got {part}")
+            raise nwerr.IndexError(f"part must be in [0, {self.k}), got {part}")
         return self.partition_node_ids[self.partition_offset[part]:self.partition_offset[part + 1]]
 
     def sample(self, g: Any, partition_ids: Any, *, random_seed: int | None = None) -> HeteroGraph:
@@ -199,13 +200,13 @@ class ClusterGCNSampler(Sampler):
         fn = "ClusterGCNSampler.sample"
         g = check_homogeneous(g, fn)
         if g.num_nodes() != self._num_nodes:
-            raise ValueError(f"{fn}: g has {g.num_nodes()} nodes but the parts were computed for a graph "
+            raise nwerr.ValueError(f"{fn}: g has {g.num_nodes()} nodes but the parts were computed for a graph "
                              f"of {self._num_nodes}")
         ids, _ = as_int_array(partition_ids, "partition_ids")
         bad = (ids < 0) | (ids >= self.k)
         if bad.any():
-            raise IndexError(f"{fn}: partition_ids must be in [0, {self.k}), got {int(ids[bad][0])}")
+            raise nwerr.IndexError(f"{fn}: partition_ids must be in [0, {self.k}), got {int(ids[bad][0])}")
         if len(np.unique(ids)) != len(ids):
-            raise ValueError(f"{fn}: partition_ids must be distinct, got {ids.tolist()}")
+            raise nwerr.ValueError(f"{fn}: partition_ids must be distinct, got {ids.tolist()}")
         nodes = np.concatenate([self.part_nodes(int(p)) for p in ids]) if len(ids) else np.zeros(0, np.int64)
         return induced_subgraph_batch(g, nodes, self.prefetch_ndata, self.prefetch_edata, self.output_device)

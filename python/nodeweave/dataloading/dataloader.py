@@ -28,6 +28,7 @@ import numpy as np
 
 from nodeweave import _C, backend
 from nodeweave.graph.heterograph import HeteroGraph, as_int_array
+from nodeweave import errors as nwerr
 
 __all__ = ["DataLoader"]
 
@@ -54,7 +55,7 @@ def _index_sets(indices: Any) -> tuple[dict | None, np.ndarray, np.ndarray]:
             tcol.append(np.full(len(arr), len(keys) - 1, np.int64))
             icol.append(arr)
         if not keys:
-            raise ValueError("indices must not be empty: give at least one seed")
+            raise nwerr.ValueError("indices must not be empty: give at least one seed")
         return keys, np.concatenate(tcol), np.concatenate(icol)
     if backend.of(indices) is not None and backend.of(indices).dtype_name(indices) == "bool":
         arr = np.flatnonzero(backend.of(indices).to_numpy(indices)).astype(np.int64)
@@ -107,27 +108,27 @@ class DataLoader:
         from nodeweave.sampling._seed import resolve_seed
 
         if not isinstance(graph, HeteroGraph):
-            raise TypeError(f"graph must be a nodeweave graph, got {type(graph).__name__}")
+            raise nwerr.TypeError(f"graph must be a nodeweave graph, got {type(graph).__name__}")
         if not callable(getattr(graph_sampler, "sample", None)):
-            raise TypeError(f"graph_sampler must have a sample(g, indices) method, got "
+            raise nwerr.TypeError(f"graph_sampler must have a sample(g, indices) method, got "
                             f"{type(graph_sampler).__name__}")
         if num_workers is None:
             num_workers = default_num_workers()
         for name, v, low in (("batch_size", batch_size, 1), ("num_workers", num_workers, 0)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {v!r}")
+                raise nwerr.ValueError(f"{name} must be an int >= {low}, got {v!r}")
         if prefetch_depth is None:
             prefetch_depth = 2 * max(int(num_workers), 1)
         if isinstance(prefetch_depth, bool) or not isinstance(prefetch_depth, (int, np.integer)) or prefetch_depth < 1:
-            raise ValueError(f"prefetch_depth must be an int >= 1, got {prefetch_depth!r}")
+            raise nwerr.ValueError(f"prefetch_depth must be an int >= 1, got {prefetch_depth!r}")
         ignored = set(kwargs) - {"use_ddp", "ddp_seed", "use_prefetch_thread", "use_alternate_streams",
                                  "pin_prefetcher", "persistent_workers", "pin_memory"}
         if ignored:
-            raise TypeError(f"DataLoader got unexpected keyword arguments {sorted(ignored)}")
+            raise nwerr.TypeError(f"DataLoader got unexpected keyword arguments {sorted(ignored)}")
         # The others are performance hints with no counterpart here; use_ddp changes which seeds a
         # process sees, so ignoring it would train every rank on every seed.
         if kwargs.get("use_ddp"):
-            raise NotImplementedError("DataLoader: use_ddp=True (a shard of the seeds per torch.distributed "
+            raise nwerr.NotImplementedError("DataLoader: use_ddp=True (a shard of the seeds per torch.distributed "
                                       "rank) is not supported yet; pass each rank its own indices")
         self.graph = graph
         self.graph_sampler = graph_sampler
@@ -140,12 +141,12 @@ class DataLoader:
         self.seed = resolve_seed(seed)
         self._types, self._type_col, self._id_col = _index_sets(indices)
         if len(self._id_col) == 0:
-            raise ValueError("indices must not be empty: give at least one seed")
+            raise nwerr.ValueError("indices must not be empty: give at least one seed")
         self._epoch = 0
         self._takes_seed = "random_seed" in inspect.signature(graph_sampler.sample).parameters
         self.cache_size = _check_cache_size(cache_size)
         if self.cache_size and not (self.num_workers >= 1 and _native_path(self)):
-            raise ValueError("cache_size needs the C++ loader: a NeighborSampler or LaborSampler on a "
+            raise nwerr.ValueError("cache_size needs the C++ loader: a NeighborSampler or LaborSampler on a "
                              "CPU graph with num_workers >= 1")
         # (side, ntype, feature name) -> (the feature tensor it caches, _C.sampling.FeatureCache)
         self._caches: dict[tuple, tuple[Any, Any]] = {}
@@ -214,14 +215,14 @@ class DataLoader:
 
 def _check_cache_size(v: Any) -> int | float:
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise TypeError(f"cache_size must be an int (rows) or a float in [0, 1] (a share of the rows), "
+        raise nwerr.TypeError(f"cache_size must be an int (rows) or a float in [0, 1] (a share of the rows), "
                         f"got {type(v).__name__}")
     if isinstance(v, (float, np.floating)):
         if not 0 <= v <= 1:
-            raise ValueError(f"cache_size as a float is a share of the rows in [0, 1], got {v}")
+            raise nwerr.ValueError(f"cache_size as a float is a share of the rows in [0, 1], got {v}")
         return float(v)
     if v < 0:
-        raise ValueError(f"cache_size must be >= 0 rows, got {v}")
+        raise nwerr.ValueError(f"cache_size must be >= 0 rows, got {v}")
     return int(v)
 
 

@@ -31,6 +31,7 @@ from nodeweave.graph.heterograph import HeteroGraph, RelationGraph, as_int_array
 from nodeweave.graph.transforms import EID, NID, compact_graphs
 from nodeweave.sampling._seed import resolve_seed
 from nodeweave.graph.id_sets import edge_sets
+from nodeweave import errors as nwerr
 
 __all__ = ["EdgePredictionSampler", "as_edge_prediction_sampler"]
 
@@ -44,17 +45,17 @@ class EdgePredictionSampler(Sampler):
                  reverse_etypes: dict | None = None, negative_sampler: Any = None,
                  prefetch_labels: Any = None) -> None:
         if not callable(getattr(sampler, "sample", None)):
-            raise TypeError(f"sampler must have a sample(g, seed_nodes, exclude_eids) method, got "
+            raise nwerr.TypeError(f"sampler must have a sample(g, seed_nodes, exclude_eids) method, got "
                             f"{type(sampler).__name__}")
         if not (exclude in _EXCLUDE or callable(exclude)):
-            raise ValueError(f"exclude must be None, 'self', 'reverse_id', 'reverse_types' or a callable, "
+            raise nwerr.ValueError(f"exclude must be None, 'self', 'reverse_id', 'reverse_types' or a callable, "
                              f"got {exclude!r}")
         if exclude == "reverse_id" and reverse_eids is None:
-            raise ValueError("exclude='reverse_id' needs reverse_eids (the id of each edge's reverse edge)")
+            raise nwerr.ValueError("exclude='reverse_id' needs reverse_eids (the id of each edge's reverse edge)")
         if exclude == "reverse_types" and not isinstance(reverse_etypes, dict):
-            raise ValueError("exclude='reverse_types' needs reverse_etypes, a dict {etype: reverse etype}")
+            raise nwerr.ValueError("exclude='reverse_types' needs reverse_etypes, a dict {etype: reverse etype}")
         if negative_sampler is not None and not callable(negative_sampler):
-            raise TypeError("negative_sampler must be callable as negative_sampler(g, eids)")
+            raise nwerr.TypeError("negative_sampler must be callable as negative_sampler(g, eids)")
         self.sampler = sampler
         self.exclude = exclude
         self.reverse_eids = reverse_eids
@@ -67,7 +68,7 @@ class EdgePredictionSampler(Sampler):
     def _seed_edges(self, g: HeteroGraph, seed_edges: Any) -> dict:
         out = edge_sets(g, seed_edges, "seed_edges")
         if not any(len(v) for v in out.values()):
-            raise ValueError("seed_edges must not be empty")
+            raise nwerr.ValueError("seed_edges must not be empty")
         return out
 
     def _excluded(self, g: HeteroGraph, seeds: dict) -> dict | None:

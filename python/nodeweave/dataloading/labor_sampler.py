@@ -17,6 +17,7 @@ import numpy as np
 
 from nodeweave.dataloading.neighbor_sampler import NeighborSampler
 from nodeweave.sampling.labor import check_importance_sampling
+from nodeweave import errors as nwerr
 
 __all__ = ["LaborSampler"]
 
@@ -51,7 +52,7 @@ class LaborSampler(NeighborSampler):
         self.layer_dependency = bool(layer_dependency)
         if isinstance(batch_dependency, bool) or not isinstance(batch_dependency, (int, np.integer)) \
                 or batch_dependency < 1:
-            raise ValueError(f"batch_dependency must be an int >= 1, got {batch_dependency!r}")
+            raise nwerr.ValueError(f"batch_dependency must be an int >= 1, got {batch_dependency!r}")
         self.batch_dependency = int(batch_dependency)
 
     def native_options(self) -> dict:

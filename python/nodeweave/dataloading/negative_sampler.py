@@ -32,15 +32,16 @@ from nodeweave.graph.heterograph import HeteroGraph
 from nodeweave.graph.id_sets import edge_sets
 from nodeweave.sampling._seed import resolve_seed
 from nodeweave.sampling.negative import global_uniform_negative_sampling
+from nodeweave import errors as nwerr
 
 __all__ = ["PerSourceUniform", "Uniform", "GlobalUniform"]
 
 
 def _check_k(k: Any) -> int:
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"k must be an int, got {type(k).__name__}")
+        raise nwerr.TypeError(f"k must be an int, got {type(k).__name__}")
     if k < 1:
-        raise ValueError(f"k must be >= 1 (negatives per positive edge), got {k}")
+        raise nwerr.ValueError(f"k must be >= 1 (negatives per positive edge), got {k}")
     return int(k)
 
 
@@ -57,7 +58,7 @@ class _BaseNegativeSampler(abc.ABC):
         Returns ``(src, dst)``, or ``{canonical_etype: (src, dst)}`` for a dict ``eids``.
         """
         if not isinstance(g, HeteroGraph):
-            raise TypeError(f"g must be a nodeweave graph, got {type(g).__name__}")
+            raise nwerr.TypeError(f"g must be a nodeweave graph, got {type(g).__name__}")
         seed = resolve_seed(random_seed)
         sets = edge_sets(g, eids, "eids")
         if isinstance(eids, Mapping):

@@ -25,15 +25,16 @@ from nodeweave.graph.transforms import NID
 from nodeweave.sampling._seed import resolve_seed
 from nodeweave.graph.id_sets import edge_sets, node_sets
 from nodeweave.sampling.neighbor import check_graph, edge_weights, fanout_value, per_etype
+from nodeweave import errors as nwerr
 
 __all__ = ["NeighborSampler", "MultiLayerFullNeighborSampler", "MultiLayerNeighborSampler"]
 
 
 def check_fanouts(fanouts: Any) -> list:
     if isinstance(fanouts, (str, bytes)) or not isinstance(fanouts, Sequence):
-        raise TypeError(f"fanouts must be a list with one fanout per layer, got {type(fanouts).__name__}")
+        raise nwerr.TypeError(f"fanouts must be a list with one fanout per layer, got {type(fanouts).__name__}")
     if len(fanouts) == 0:
-        raise ValueError("fanouts must name at least one layer, got an empty list")
+        raise nwerr.ValueError("fanouts must name at least one layer, got an empty list")
     out = []
     for i, f in enumerate(fanouts):
         if isinstance(f, dict):
@@ -72,9 +73,9 @@ class NeighborSampler(BlockSampler):
         super().__init__(prefetch_node_feats, prefetch_labels, prefetch_edge_feats, output_device)
         self.fanouts = check_fanouts(fanouts)
         if edge_dir not in ("in", "out"):
-            raise ValueError(f"edge_dir must be 'in' or 'out', got {edge_dir!r}")
+            raise nwerr.ValueError(f"edge_dir must be 'in' or 'out', got {edge_dir!r}")
         if prob is not None and mask is not None:
-            raise ValueError("pass either prob or mask, not both")
+            raise nwerr.ValueError("pass either prob or mask, not both")
         self.edge_dir = edge_dir
         self.prob = prob
         self.mask = mask
@@ -102,11 +103,11 @@ class NeighborSampler(BlockSampler):
             arg = "prob" if self.prob is not None else "mask"
             w = edge_weights(g, ct, weight_name, arg) if weight_name else None
             if self.mask is not None and w is not None and w.dtype != np.bool_:
-                raise TypeError(f"mask: edge feature {self.mask!r} must be bool, got {w.dtype}")
+                raise nwerr.TypeError(f"mask: edge feature {self.mask!r} must be bool, got {w.dtype}")
             rel = g._rels[ct] if g._device == "cpu" else g._host(ct)
             relations.append((ntypes.index(ct[0]), ntypes.index(ct[2]), rel, w))
         if self.edge_dir == "out" and len(etypes) > 1:
-            raise ValueError("edge_dir='out' blocks are built on graphs with one edge type; reverse the "
+            raise nwerr.ValueError("edge_dir='out' blocks are built on graphs with one edge type; reverse the "
                              "heterograph (nw.reverse) and sample in-edges instead")
         sampler = _C.sampling.BlockSampler([g.num_nodes(nt) for nt in ntypes], relations, fanouts,
                                            self.replace, self.edge_dir == "out", **self.native_options())
@@ -158,7 +159,7 @@ class MultiLayerFullNeighborSampler(NeighborSampler):
 
     def __init__(self, num_layers: int, **kwargs: Any) -> None:
         if isinstance(num_layers, bool) or not isinstance(num_layers, (int, np.integer)) or num_layers < 1:
-            raise ValueError(f"num_layers must be a positive int, got {num_layers!r}")
+            raise nwerr.ValueError(f"num_layers must be a positive int, got {num_layers!r}")
         super().__init__([-1] * int(num_layers), **kwargs)
 
 

@@ -48,15 +48,16 @@ from nodeweave.dataloading.subgraph_batch import check_homogeneous, cpu_relation
 from nodeweave.graph.heterograph import HeteroGraph
 from nodeweave.graph.transforms import EID, NID
 from nodeweave.sampling._seed import resolve_seed
+from nodeweave import errors as nwerr
 
 __all__ = ["SAINTSampler"]
 
 
 def _positive_int(x: Any, name: str) -> int:
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
-        raise TypeError(f"SAINTSampler: {name} must be an int, got {type(x).__name__} {x!r}")
+        raise nwerr.TypeError(f"SAINTSampler: {name} must be an int, got {type(x).__name__} {x!r}")
     if x <= 0:
-        raise ValueError(f"SAINTSampler: {name} must be positive, got {x}")
+        raise nwerr.ValueError(f"SAINTSampler: {name} must be positive, got {x}")
     return int(x)
 
 
@@ -90,17 +91,17 @@ class SAINTSampler(Sampler):
                  prefetch_edata: Sequence[str] | None = None, output_device: Any = None, *,
                  num_norm_samples: int = 0, norm_seed: int = 0) -> None:
         if mode not in ("node", "edge", "walk"):
-            raise ValueError(f"SAINTSampler: mode must be 'node', 'edge' or 'walk', got {mode!r}")
+            raise nwerr.ValueError(f"SAINTSampler: mode must be 'node', 'edge' or 'walk', got {mode!r}")
         if mode == "walk":
             if not isinstance(budget, (tuple, list)) or len(budget) != 2:
-                raise TypeError(f"SAINTSampler: budget must be (num_roots, walk_length) for mode 'walk', got {budget!r}")
+                raise nwerr.TypeError(f"SAINTSampler: budget must be (num_roots, walk_length) for mode 'walk', got {budget!r}")
             self.budget = (_positive_int(budget[0], "budget[0] (num_roots)"),
                            _positive_int(budget[1], "budget[1] (walk_length)"))
         else:
             self.budget = _positive_int(budget, "budget")
         if isinstance(num_norm_samples, (bool, np.bool_)) or not isinstance(num_norm_samples, (int, np.integer)) \
                 or num_norm_samples < 0:
-            raise ValueError(f"SAINTSampler: num_norm_samples must be an int >= 0, got {num_norm_samples!r}")
+            raise nwerr.ValueError(f"SAINTSampler: num_norm_samples must be an int >= 0, got {num_norm_samples!r}")
         self.mode = mode
         self.cache = bool(cache)
         self.prefetch_ndata = feature_list(prefetch_ndata, "prefetch_ndata")
@@ -134,7 +135,7 @@ class SAINTSampler(Sampler):
         ``aggr_norm`` per edge id. ValueError when ``num_norm_samples`` is 0."""
         g = check_homogeneous(g, "SAINTSampler.normalization")
         if not self.num_norm_samples:
-            raise ValueError("SAINTSampler.normalization: the sampler was built with num_norm_samples=0")
+            raise nwerr.ValueError("SAINTSampler.normalization: the sampler was built with num_norm_samples=0")
         return dict(self._native(g)[1])
 
     def sample_nodes(self, g: Any, random_seed: int | None = None) -> np.ndarray:

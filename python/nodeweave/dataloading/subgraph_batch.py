@@ -13,6 +13,7 @@ from nodeweave import backend
 from nodeweave.dataloading.base import set_edge_lazy_features, set_node_lazy_features
 from nodeweave.graph.heterograph import HeteroGraph
 from nodeweave.graph.transforms import node_subgraph
+from nodeweave import errors as nwerr
 
 __all__ = ["check_homogeneous", "cpu_relation", "feature_list", "induced_subgraph_batch"]
 
@@ -20,11 +21,11 @@ __all__ = ["check_homogeneous", "cpu_relation", "feature_list", "induced_subgrap
 def check_homogeneous(g: Any, fn: str) -> HeteroGraph:
     """``g`` as a graph with one node type and one edge type (TypeError / ValueError otherwise)."""
     if not isinstance(g, HeteroGraph):
-        raise TypeError(f"{fn}: g must be a nodeweave graph, got {type(g).__name__}")
+        raise nwerr.TypeError(f"{fn}: g must be a nodeweave graph, got {type(g).__name__}")
     if g.is_block:
-        raise ValueError(f"{fn}: g is a block; pass the graph the block came from")
+        raise nwerr.ValueError(f"{fn}: g is a block; pass the graph the block came from")
     if len(g.ntypes) != 1 or len(g.canonical_etypes) != 1:
-        raise ValueError(f"{fn}: g must have one node type and one edge type, got node types {g.ntypes} "
+        raise nwerr.ValueError(f"{fn}: g must have one node type and one edge type, got node types {g.ntypes} "
                          f"and edge types {g.canonical_etypes}; convert it with nw.to_homogeneous")
     return g
 
@@ -43,7 +44,7 @@ def feature_list(names: Any, arg: str) -> list[str] | None:
         return [names]
     if isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names):
         return list(names)
-    raise TypeError(f"{arg} must be a feature name or a list of names, got {names!r}")
+    raise nwerr.TypeError(f"{arg} must be a feature name or a list of names, got {names!r}")
 
 
 def _feature_names(names: Any, frame: Any, arg: str, what: str) -> list[str]:
@@ -53,7 +54,7 @@ def _feature_names(names: Any, frame: Any, arg: str, what: str) -> list[str]:
     out = feature_list(names, arg)
     missing = [n for n in out if n not in frame]
     if missing:
-        raise KeyError(f"{arg}: the graph has no {what} feature {missing[0]!r}")
+        raise nwerr.KeyError(f"{arg}: the graph has no {what} feature {missing[0]!r}")
     return out
 
 

@@ -25,6 +25,7 @@ from nodeweave import backend
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import ALL, HeteroGraph, as_int_array
 from nodeweave.graph.transforms import _bne, _bnn, _build, _check_graph, _coo, _segment_ids
+from nodeweave import errors as nwerr
 
 __all__ = ["batch", "unbatch", "batch_num_nodes", "batch_num_edges"]
 
@@ -46,17 +47,17 @@ def _feature_names(frames: list[Frame], sizes: list[int], spec: Any, what: str, 
                 extra = sorted(set(frames[i]) - set(names))
                 miss = sorted(set(names) - set(frames[i]))
                 key = (extra or miss)[0]
-                raise ValueError(f"batch: graphs[{i}] {what} feature {key!r} "
+                raise nwerr.ValueError(f"batch: graphs[{i}] {what} feature {key!r} "
                                  f"{'is not in' if extra else 'is missing; it is in'} graphs[{ref}] "
                                  "(all graphs must have the same features)")
     else:
         if isinstance(spec, str):
-            raise TypeError(f"batch: {arg} must be ALL, None or a list of feature names, got {spec!r}")
+            raise nwerr.TypeError(f"batch: {arg} must be ALL, None or a list of feature names, got {spec!r}")
         names = list(spec)
         for i in present:
             for k in names:
                 if k not in frames[i]:
-                    raise ValueError(f"batch: graphs[{i}] has no {what} feature {k!r} (named in {arg})")
+                    raise nwerr.ValueError(f"batch: graphs[{i}] has no {what} feature {k!r} (named in {arg})")
     for k in names:
         scheme = None
         for i in present:
@@ -65,7 +66,7 @@ def _feature_names(frames: list[Frame], sizes: list[int], spec: Any, what: str, 
             if scheme is None:
                 scheme, first = s, i
             elif s != scheme:
-                raise ValueError(f"batch: graphs[{i}] {what} feature {k!r} has row shape {s[0]} and dtype "
+                raise nwerr.ValueError(f"batch: graphs[{i}] {what} feature {k!r} has row shape {s[0]} and dtype "
                                  f"{s[1]}, but graphs[{first}] has {scheme[0]} and {scheme[1]}")
     return names
 
@@ -101,22 +102,22 @@ def batch(graphs: Sequence[HeteroGraph], ndata: Any = ALL, edata: Any = ALL) -> 
     (2, [1, 1], [[0, 3], [1, 2]])
     """
     if isinstance(graphs, HeteroGraph) or not isinstance(graphs, (list, tuple)):
-        raise TypeError(f"batch: graphs must be a list of graphs, got {type(graphs).__name__}")
+        raise nwerr.TypeError(f"batch: graphs must be a list of graphs, got {type(graphs).__name__}")
     if not graphs:
-        raise ValueError("batch: graphs is empty; there is nothing to batch")
+        raise nwerr.ValueError("batch: graphs is empty; there is nothing to batch")
     for i, g in enumerate(graphs):
         _check_graph(g, f"graphs[{i}]")
     g0 = graphs[0]
     for i, g in enumerate(graphs[1:], 1):
         if g._ntypes != g0._ntypes:
-            raise ValueError(f"batch: graphs[{i}] has node types {g._ntypes}, graphs[0] has {g0._ntypes}")
+            raise nwerr.ValueError(f"batch: graphs[{i}] has node types {g._ntypes}, graphs[0] has {g0._ntypes}")
         if g._etypes != g0._etypes:
-            raise ValueError(f"batch: graphs[{i}] has edge types {g._etypes}, graphs[0] has {g0._etypes}")
+            raise nwerr.ValueError(f"batch: graphs[{i}] has edge types {g._etypes}, graphs[0] has {g0._etypes}")
         if g._idtype_name != g0._idtype_name:
-            raise ValueError(f"batch: graphs[{i}] has idtype {g._idtype_name}, graphs[0] has "
+            raise nwerr.ValueError(f"batch: graphs[{i}] has idtype {g._idtype_name}, graphs[0] has "
                              f"{g0._idtype_name}; convert with .int() or .long()")
         if g._device != g0._device:
-            raise ValueError(f"batch: graphs[{i}] is on {g._device}, graphs[0] on {g0._device}")
+            raise nwerr.ValueError(f"batch: graphs[{i}] is on {g._device}, graphs[0] on {g0._device}")
     num_nodes, bnn, nframes = {}, {}, {}
     offsets = {}
     for nt in g0._ntypes:
@@ -153,7 +154,7 @@ def _split_counts(g: HeteroGraph, split: Any, kind: str) -> dict | None:
     arg = f"{kind}_split"
     if not isinstance(split, dict):
         if len(types) != 1:
-            raise ValueError(f"unbatch: {arg} must be a dict by {kind} type for a graph with several types")
+            raise nwerr.ValueError(f"unbatch: {arg} must be a dict by {kind} type for a graph with several types")
         split = {types[0]: split}
     out = {}
     for key, v in split.items():
@@ -161,12 +162,12 @@ def _split_counts(g: HeteroGraph, split: Any, kind: str) -> dict | None:
         arr, _ = as_int_array(v, f"{arg}[{key!r}]")
         total = g._num_nodes[t] if kind == "node" else g._rels[t].num_edges
         if arr.size and arr.min() < 0 or int(arr.sum()) != total:
-            raise ValueError(f"unbatch: {arg}[{key!r}] must be non-negative counts summing to {total}, "
+            raise nwerr.ValueError(f"unbatch: {arg}[{key!r}] must be non-negative counts summing to {total}, "
                              f"got {arr.tolist()}")
         out[t] = arr
     for t in types:
         if t not in out:
-            raise ValueError(f"unbatch: {arg} has no counts for {kind} type {t!r}")
+            raise nwerr.ValueError(f"unbatch: {arg} has no counts for {kind} type {t!r}")
     return out
 
 
@@ -187,7 +188,7 @@ def unbatch(g: HeteroGraph, node_split: Any = None, edge_split: Any = None) -> l
     bne = _split_counts(g, edge_split, "edge") or _bne(g)
     sizes = {len(v) for v in bnn.values()} | {len(v) for v in bne.values()}
     if len(sizes) > 1:
-        raise ValueError(f"unbatch: the per-graph counts disagree on the number of graphs ({sorted(sizes)})")
+        raise nwerr.ValueError(f"unbatch: the per-graph counts disagree on the number of graphs ({sorted(sizes)})")
     nb = sizes.pop() if sizes else 1
     noff = {nt: np.concatenate([[0], np.cumsum(c)]).astype(np.int64) for nt, c in bnn.items()}
     eoff = {ct: np.concatenate([[0], np.cumsum(c)]).astype(np.int64) for ct, c in bne.items()}
@@ -200,7 +201,7 @@ def unbatch(g: HeteroGraph, node_split: Any = None, edge_split: Any = None) -> l
             bad = ng != eg
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"unbatch: edge {i} of type {ct!r} belongs to graph {int(eg[i])} but its "
+                raise nwerr.ValueError(f"unbatch: edge {i} of type {ct!r} belongs to graph {int(eg[i])} but its "
                                  f"{end} node {int(arr[i])} belongs to graph {int(ng[i])}; the batch counts "
                                  "don't match the structure")
         coo[ct] = (src, dst)

@@ -27,6 +27,7 @@ from nodeweave import _C, backend
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import HeteroGraph, RelationGraph
 from nodeweave.graph.transforms import EID, NID
+from nodeweave import errors as nwerr
 
 Canonical = tuple
 
@@ -51,9 +52,9 @@ class Block(HeteroGraph):
         for side, counts in (("source", num_src_nodes), ("destination", num_dst_nodes)):
             for nt, n in counts.items():
                 if not isinstance(nt, str):
-                    raise TypeError(f"node type names must be strings, got {nt!r}")
+                    raise nwerr.TypeError(f"node type names must be strings, got {nt!r}")
                 if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-                    raise ValueError(f"the number of {side} nodes of {nt!r} must be a non-negative "
+                    raise nwerr.ValueError(f"the number of {side} nodes of {nt!r} must be a non-negative "
                                      f"int, got {n!r}")
         self._srctypes = list(num_src_nodes)
         self._dsttypes = list(num_dst_nodes)
@@ -64,18 +65,18 @@ class Block(HeteroGraph):
         for ct, rel in rels.items():
             st, _, dt = ct
             if st not in num_src_nodes or dt not in num_dst_nodes:
-                raise ValueError(f"edge type {ct!r}: {st!r} must be a source and {dt!r} a destination "
+                raise nwerr.ValueError(f"edge type {ct!r}: {st!r} must be a source and {dt!r} a destination "
                                  f"node type of the block (sources {self._srctypes}, destinations "
                                  f"{self._dsttypes})")
             if rel.num_src != num_src_nodes[st] or rel.num_dst != num_dst_nodes[dt]:
-                raise ValueError(f"edge type {ct!r}: the relation has {rel.num_src} source and "
+                raise nwerr.ValueError(f"edge type {ct!r}: the relation has {rel.num_src} source and "
                                  f"{rel.num_dst} destination nodes, the block {num_src_nodes[st]} and "
                                  f"{num_dst_nodes[dt]}")
             self._etypes.append(ct)
             self._rels[ct] = rel
             idtypes.add(rel.idtype)
         if len(idtypes) > 1:
-            raise ValueError(f"all relations must share one idtype, got {sorted(idtypes)}")
+            raise nwerr.ValueError(f"all relations must share one idtype, got {sorted(idtypes)}")
         self._idtype_name = idtypes.pop() if idtypes else "int64"
         single = len(self._srctypes) == 1 and len(self._dsttypes) == 1
         self._node_frames = {}
@@ -101,17 +102,17 @@ class Block(HeteroGraph):
     def _ntype(self, ntype: str | None, arg: str = "ntype") -> str:
         if ntype is None:
             if len(self._ntypes) != 1:
-                raise ValueError(f"{arg} must be given: the block has several node types {self._ntypes}")
+                raise nwerr.ValueError(f"{arg} must be given: the block has several node types {self._ntypes}")
             return self._ntypes[0]
         if ntype not in self._ntypes:
-            raise ValueError(f"unknown node type {ntype!r} (the block has {self._ntypes})")
+            raise nwerr.ValueError(f"unknown node type {ntype!r} (the block has {self._ntypes})")
         return ntype
 
     def _side_count(self, side: str, ntype: str) -> int:
         key = self._node_key(side, ntype)
         if key not in self._num_nodes:
             kind = "destination" if key[0] == "dst" else "source"
-            raise ValueError(f"{ntype!r} is not a {kind} node type of the block")
+            raise nwerr.ValueError(f"{ntype!r} is not a {kind} node type of the block")
         return self._num_nodes[key]
 
     @property
@@ -187,12 +188,12 @@ def _ids_by_type(nodes: Any, ntypes: list[str], name: str, counts: dict[str, int
 
     if not isinstance(nodes, dict):
         if len(ntypes) != 1:
-            raise ValueError(f"{name} must be a dict {{ntype: ids}}: the graph has node types {ntypes}")
+            raise nwerr.ValueError(f"{name} must be a dict {{ntype: ids}}: the graph has node types {ntypes}")
         nodes = {ntypes[0]: nodes}
     out = {}
     for nt, ids in nodes.items():
         if nt not in counts:
-            raise ValueError(f"{name}: unknown node type {nt!r} (the graph has {ntypes})")
+            raise nwerr.ValueError(f"{name}: unknown node type {nt!r} (the graph has {ntypes})")
         arr, _ = as_int_array(ids, f"{name}[{nt!r}]" if len(ntypes) > 1 else name)
         check_range(arr, counts[nt], name, f"nodes of type {nt!r}" if len(ntypes) > 1 else "nodes")
         out[nt] = arr
@@ -247,9 +248,9 @@ def to_block(g: HeteroGraph, dst_nodes: Any = None, include_dst_in_src: bool = T
     [0, 1, 2]
     """
     if not isinstance(g, HeteroGraph):
-        raise TypeError(f"g must be a nodeweave graph, got {type(g).__name__}")
+        raise nwerr.TypeError(f"g must be a nodeweave graph, got {type(g).__name__}")
     if g.is_block:
-        raise ValueError("to_block: g is already a block; pass the frontier graph it was built from")
+        raise nwerr.ValueError("to_block: g is already a block; pass the frontier graph it was built from")
     ntypes = g.ntypes
     counts = {nt: g.num_nodes(nt) for nt in ntypes}
     if dst_nodes is None:
@@ -273,7 +274,7 @@ def to_block(g: HeteroGraph, dst_nodes: Any = None, include_dst_in_src: bool = T
             got = src_list[i]
             if sorted(order.tolist()) != sorted(got.tolist()) or (
                     include_dst_in_src and not np.array_equal(order[:len(dst_list[i])], dst_list[i])):
-                raise ValueError(f"src_nodes[{nt!r}] must be the block's source nodes "
+                raise nwerr.ValueError(f"src_nodes[{nt!r}] must be the block's source nodes "
                                  f"({len(got)} of them, destination nodes first)")
             remap = np.empty(len(got), np.int64)
             pos = {int(v): j for j, v in enumerate(order.tolist())}
@@ -324,7 +325,7 @@ def create_block(data_dict: Any, num_src_nodes: Any = None, num_dst_nodes: Any =
     specs = {}
     for ct, edges in data_dict.items():
         if not (isinstance(ct, tuple) and len(ct) == 3 and all(isinstance(t, str) for t in ct)):
-            raise ValueError(f"create_block: edge types must be (src_type, etype, dst_type), got {ct!r}")
+            raise nwerr.ValueError(f"create_block: edge types must be (src_type, etype, dst_type), got {ct!r}")
         specs[ct] = parse_edges(edges, f"create_block: data_dict[{ct!r}]")
     counts = {}
     for side, given, pos in (("src", num_src_nodes, 0), ("dst", num_dst_nodes, 1)):
@@ -344,7 +345,7 @@ def create_block(data_dict: Any, num_src_nodes: Any = None, num_dst_nodes: Any =
                 continue
             n = check_count(given[nt], f"{arg}[{nt!r}]" if len(given) > 1 else arg)
             if n < need.get(nt, 0):
-                raise ValueError(f"create_block: {arg}={n} for node type {nt!r} is too small: the edges "
+                raise nwerr.ValueError(f"create_block: {arg}={n} for node type {nt!r} is too small: the edges "
                                  f"use {side} node id {need[nt] - 1}")
             side_counts[nt] = n
         counts[side] = side_counts

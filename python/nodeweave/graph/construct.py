@@ -13,7 +13,7 @@ Graph(num_nodes=3, num_edges=3,
 >>> nw.graph(([0, 5], [1, 2]), num_nodes=3)
 Traceback (most recent call last):
 ...
-ValueError: num_nodes=3 is too small: the edges use node id 5 (num_nodes must be at least 6)
+nodeweave.errors.ValueError: num_nodes=3 is too small: the edges use node id 5 (num_nodes must be at least 6)
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from nodeweave import backend
 from nodeweave.graph.edge_data import EDGE_FORMS, RelSpec, check_count, infer_idtype, parse_edges
 from nodeweave.graph.heterograph import DEFAULT_ETYPE, DEFAULT_NTYPE, HeteroGraph, RelationGraph
 from nodeweave.graph.idtypes import idtype_name
+from nodeweave import errors as nwerr
 
 __all__ = ["graph", "heterograph", "from_scipy", "from_networkx", "to_networkx", "read_edge_list"]
 
@@ -92,23 +93,23 @@ def graph(data: Any, num_nodes: int | None = None, idtype: Any = None, device: A
     >>> nw.graph(([0, 1], [1.0, 2.0]))
     Traceback (most recent call last):
     ...
-    TypeError: dst must hold integer node ids, got dtype float64
+    nodeweave.errors.TypeError: dst must hold integer node ids, got dtype float64
     """
     if kwargs:
-        raise TypeError(f"graph() got unexpected keyword arguments {sorted(kwargs)}")
+        raise nwerr.TypeError(f"graph() got unexpected keyword arguments {sorted(kwargs)}")
     for flag, value in (("row_sorted", row_sorted), ("col_sorted", col_sorted)):
         if not isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"graph(): {flag} must be True or False, got {value!r}")
+            raise nwerr.TypeError(f"graph(): {flag} must be True or False, got {value!r}")
     if _is_scipy(data) or _is_networkx(data):
         g = (from_scipy(data, idtype=idtype) if _is_scipy(data)
              else from_networkx(data, idtype=idtype))
         if num_nodes is not None and check_count(num_nodes, "num_nodes") != g.num_nodes():
             what = f"the {data.shape} matrix" if _is_scipy(data) else f"the {g.num_nodes()} networkx nodes"
-            raise ValueError(f"num_nodes={num_nodes} does not match {what}")
+            raise nwerr.ValueError(f"num_nodes={num_nodes} does not match {what}")
         g = g if formats is None else g.formats(formats)
         return _finish(g, device)
     if not isinstance(data, (tuple, list)):
-        raise TypeError(f"graph(): data must be {EDGE_FORMS}; or a SciPy sparse matrix or a networkx "
+        raise nwerr.TypeError(f"graph(): data must be {EDGE_FORMS}; or a SciPy sparse matrix or a networkx "
                         f"graph; got {type(data).__name__}"
                         + (" (for an edge_index of shape (2, E) pass (edge_index[0], edge_index[1]))"
                            if len(getattr(data, "shape", ())) == 2 else ""))
@@ -120,8 +121,8 @@ def graph(data: Any, num_nodes: int | None = None, idtype: Any = None, device: A
         n = check_count(num_nodes, "num_nodes")
         if n < need:
             if spec.fmt != "coo" and spec.needed()[0 if spec.fmt == "csr" else 1] > n:
-                raise ValueError(f"num_nodes={n} is too small: indptr has {len(spec.arrays[0]) - 1} rows")
-            raise ValueError(f"num_nodes={n} is too small: the edges use node id {need - 1} "
+                raise nwerr.ValueError(f"num_nodes={n} is too small: indptr has {len(spec.arrays[0]) - 1} rows")
+            raise nwerr.ValueError(f"num_nodes={n} is too small: the edges use node id {need - 1} "
                              f"(num_nodes must be at least {need})")
     rel = spec.build(n, n, infer_idtype(idtype, [spec]), formats)
     g = HeteroGraph._create({DEFAULT_NTYPE: n}, {(DEFAULT_NTYPE, DEFAULT_ETYPE, DEFAULT_NTYPE): rel})
@@ -159,7 +160,7 @@ def heterograph(data_dict: dict, num_nodes_dict: dict[str, int] | None = None, i
     (2, 2)
     """
     if not isinstance(data_dict, dict) or not data_dict:
-        raise ValueError("heterograph(): data_dict must be a non-empty dict {(src_type, etype, dst_type): (src, dst)}")
+        raise nwerr.ValueError("heterograph(): data_dict must be a non-empty dict {(src_type, etype, dst_type): (src, dst)}")
     canon = [k for k in data_dict if isinstance(k, tuple) and len(k) == 3]
     named = {k[0] for k in canon} | {k[2] for k in canon}
     default_nt = next(iter(named)) if len(named) == 1 else DEFAULT_NTYPE
@@ -170,10 +171,10 @@ def heterograph(data_dict: dict, num_nodes_dict: dict[str, int] | None = None, i
         elif isinstance(key, tuple) and len(key) == 3 and all(isinstance(s, str) for s in key):
             ct = key
         else:
-            raise ValueError(f"heterograph(): edge type keys must be (src_type, etype, dst_type) tuples "
+            raise nwerr.ValueError(f"heterograph(): edge type keys must be (src_type, etype, dst_type) tuples "
                              f"of strings or etype strings, got {key!r}")
         if ct in specs:
-            raise ValueError(f"heterograph(): edge type {ct!r} is given twice")
+            raise nwerr.ValueError(f"heterograph(): edge type {ct!r} is given twice")
         specs[ct] = parse_edges(value, f"heterograph(): data_dict[{key!r}]")
     needed: dict[str, int] = {}
     for (st, _, dt), spec in specs.items():
@@ -182,14 +183,14 @@ def heterograph(data_dict: dict, num_nodes_dict: dict[str, int] | None = None, i
         needed[dt] = max(needed.get(dt, 0), nd)
     counts = dict(needed)
     if num_nodes_dict is not None and not isinstance(num_nodes_dict, dict):
-        raise TypeError("heterograph(): num_nodes_dict must be a dict {node_type: count}, got "
+        raise nwerr.TypeError("heterograph(): num_nodes_dict must be a dict {node_type: count}, got "
                         f"{type(num_nodes_dict).__name__}")
     for nt, n in (num_nodes_dict or {}).items():
         if not isinstance(nt, str):
-            raise TypeError(f"num_nodes_dict keys must be node type names, got {nt!r}")
+            raise nwerr.TypeError(f"num_nodes_dict keys must be node type names, got {nt!r}")
         n = check_count(n, f"num_nodes_dict[{nt!r}]")
         if n < needed.get(nt, 0):
-            raise ValueError(f"num_nodes_dict[{nt!r}]={n} is too small: the edges use {nt!r} node id "
+            raise nwerr.ValueError(f"num_nodes_dict[{nt!r}]={n} is too small: the edges use {nt!r} node id "
                              f"{needed[nt] - 1} (need at least {needed[nt]})")
         counts[nt] = n
     idt = infer_idtype(idtype, list(specs.values()))
@@ -233,10 +234,10 @@ def from_scipy(sp_mat: Any, eweight_name: str | None = None, idtype: Any = None,
     ([0, 1], [2.0, 0.5])
     """
     if not _is_scipy(sp_mat):
-        raise TypeError(f"from_scipy: expected a SciPy sparse matrix, got {type(sp_mat).__name__}")
+        raise nwerr.TypeError(f"from_scipy: expected a SciPy sparse matrix, got {type(sp_mat).__name__}")
     n, m = sp_mat.shape
     if n != m:
-        raise ValueError(f"from_scipy: the matrix must be square for a homogeneous graph, got shape "
+        raise nwerr.ValueError(f"from_scipy: the matrix must be square for a homogeneous graph, got shape "
                          f"{sp_mat.shape}; use nw.heterograph for bipartite relations")
     coo = sp_mat.tocoo()
     src = np.asarray(coo.row, dtype=np.int64)
@@ -253,9 +254,9 @@ def _stack_attr(values: list, what: str) -> Any:
     try:
         arr = np.asarray(values)
     except ValueError as e:
-        raise ValueError(f"{what}: values of different shapes cannot be stacked ({e})") from None
+        raise nwerr.ValueError(f"{what}: values of different shapes cannot be stacked ({e})") from None
     if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{what}: values must be numbers or arrays of numbers, got dtype {arr.dtype}")
+        raise nwerr.TypeError(f"{what}: values must be numbers or arrays of numbers, got dtype {arr.dtype}")
     if arr.dtype.kind == "f" and not any(isinstance(v, np.ndarray) and v.dtype == np.float64 for v in values[:1]):
         arr = arr.astype(np.float32)  # Python floats become float32, as B.tensor would
     if arr.dtype.kind == "i" and arr.dtype != np.int32:
@@ -286,7 +287,7 @@ def from_networkx(nx_graph: Any, node_attrs: Sequence[str] | None = None,
     import networkx as nx
 
     if not isinstance(nx_graph, nx.Graph):
-        raise TypeError(f"from_networkx: expected a networkx graph, got {type(nx_graph).__name__}")
+        raise nwerr.TypeError(f"from_networkx: expected a networkx graph, got {type(nx_graph).__name__}")
     nodes = list(nx_graph.nodes)
     try:
         nodes = sorted(nodes)
@@ -304,7 +305,7 @@ def from_networkx(nx_graph: Any, node_attrs: Sequence[str] | None = None,
         vals = []
         for v in nodes:
             if attr not in nx_graph.nodes[v]:
-                raise ValueError(f"from_networkx: node {v!r} has no attribute {attr!r}")
+                raise nwerr.ValueError(f"from_networkx: node {v!r} has no attribute {attr!r}")
             vals.append(nx_graph.nodes[v][attr])
         if n:
             g.ndata[attr] = _stack_attr(vals, f"node attribute {attr!r}")
@@ -312,7 +313,7 @@ def from_networkx(nx_graph: Any, node_attrs: Sequence[str] | None = None,
         vals = []
         for u, v, d in edge_list:
             if attr not in d:
-                raise ValueError(f"from_networkx: edge ({u!r}, {v!r}) has no attribute {attr!r}")
+                raise nwerr.ValueError(f"from_networkx: edge ({u!r}, {v!r}) has no attribute {attr!r}")
             vals.append(d[attr])
         if edge_list:
             g.edata[attr] = _stack_attr(vals, f"edge attribute {attr!r}")
@@ -333,9 +334,9 @@ def to_networkx(g: HeteroGraph, node_attrs: Sequence[str] | None = None,
     import networkx as nx
 
     if not isinstance(g, HeteroGraph):
-        raise TypeError(f"to_networkx: expected a graph, got {type(g).__name__}")
+        raise nwerr.TypeError(f"to_networkx: expected a graph, got {type(g).__name__}")
     if len(g.ntypes) != 1 or len(g.canonical_etypes) != 1:
-        raise ValueError("to_networkx: only graphs with one node type and one edge type are supported, "
+        raise nwerr.ValueError("to_networkx: only graphs with one node type and one edge type are supported, "
                          f"got node types {g.ntypes} and edge types {g.canonical_etypes}")
     ct = g.canonical_etypes[0]
     src, dst = g._coo(ct)
@@ -425,30 +426,30 @@ def read_edge_list(path: str | os.PathLike, delimiter: str | None = None, header
     >>> nw.read_edge_list(path)
     Traceback (most recent call last):
     ...
-    ValueError: ...edges.csv, line 2: expected at least 2 fields separated by commas, got 1: '1;2'
+    nodeweave.errors.ValueError: ...edges.csv, line 2: expected at least 2 fields separated by commas, got 1: '1;2'
     """
     name = os.fspath(path)
     if delimiter is None:
         low = name.lower()
         delimiter = "," if low.endswith(".csv") else "\t" if low.endswith(".tsv") else None
     if delimiter == "":
-        raise ValueError("read_edge_list: delimiter must not be empty")
+        raise nwerr.ValueError("read_edge_list: delimiter must not be empty")
     if isinstance(header, bool):
         skip = int(header)
     elif isinstance(header, (int, np.integer)) and header >= 0:
         skip = int(header)
     else:
-        raise ValueError(f"read_edge_list: header must be True/False or a number of lines, got {header!r}")
+        raise nwerr.ValueError(f"read_edge_list: header must be True/False or a number of lines, got {header!r}")
     for cname, c in (("src_col", src_col), ("dst_col", dst_col)):
         if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or c < 0:
-            raise ValueError(f"read_edge_list: {cname} must be a non-negative int, got {c!r}")
+            raise nwerr.ValueError(f"read_edge_list: {cname} must be a non-negative int, got {c!r}")
     with open(name, "rb") as f:
         raw = f.read()
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = raw.count(b"\n", 0, e.start) + 1
-        raise ValueError(f"{name}, line {line}: the file is not UTF-8 text ({e.reason} at byte {e.start})") from e
+        raise nwerr.ValueError(f"{name}, line {line}: the file is not UTF-8 text ({e.reason} at byte {e.start})") from e
     if not relabel:
         fast = _loadtxt_pairs(text, delimiter, skip, src_col, dst_col, comments)
         if fast is not None:
@@ -470,24 +471,24 @@ def read_edge_list(path: str | os.PathLike, delimiter: str | None = None, header
             continue
         fields = body.split(delimiter) if delimiter is not None else body.split()
         if len(fields) < need:
-            raise ValueError(f"{name}, line {lineno}: expected at least {need} fields separated by "
+            raise nwerr.ValueError(f"{name}, line {lineno}: expected at least {need} fields separated by "
                              f"{_describe_delim(delimiter)}, got {len(fields)}: {line.rstrip(chr(13))!r}")
         pair = []
         for col in (src_col, dst_col):
             tok = fields[col].strip()
             if relabel:
                 if not tok:
-                    raise ValueError(f"{name}, line {lineno}: column {col} is empty")
+                    raise nwerr.ValueError(f"{name}, line {lineno}: column {col} is empty")
                 pair.append(labels.setdefault(tok, len(labels)))
                 continue
             if not _DIGITS.match(tok):
                 if tok.startswith("-") and _DIGITS.match(tok[1:]):
-                    raise ValueError(f"{name}, line {lineno}: node id {tok} in column {col} is negative")
-                raise ValueError(f"{name}, line {lineno}: column {col} holds {tok!r}, not an integer "
+                    raise nwerr.ValueError(f"{name}, line {lineno}: node id {tok} in column {col} is negative")
+                raise nwerr.ValueError(f"{name}, line {lineno}: column {col} holds {tok!r}, not an integer "
                                  "node id (pass relabel=True for non-integer labels)")
             value = int(tok)
             if value > np.iinfo(np.int64).max:
-                raise ValueError(f"{name}, line {lineno}: node id {tok} in column {col} is too large")
+                raise nwerr.ValueError(f"{name}, line {lineno}: node id {tok} in column {col} is too large")
             pair.append(value)
         src.append(pair[0])
         dst.append(pair[1])

@@ -23,7 +23,7 @@ the error names the accepted forms.
 >>> parse_edges([[0, 1, 2], [1, 2, 0]], "graph()")
 Traceback (most recent call last):
 ...
-ValueError: graph(): a list is read as edges, one (u, v) pair per item, but item 0 holds 3 values; pass (src, dst) id sequences as a tuple. Accepted forms: a (src, dst) tuple of id sequences, arrays or tensors; a list of (u, v) pairs; ('coo', (src, dst)); ('csr' or 'csc', (indptr, indices[, eids]))
+nodeweave.errors.ValueError: graph(): a list is read as edges, one (u, v) pair per item, but item 0 holds 3 values; pass (src, dst) id sequences as a tuple. Accepted forms: a (src, dst) tuple of id sequences, arrays or tensors; a list of (u, v) pairs; ('coo', (src, dst)); ('csr' or 'csc', (indptr, indices[, eids]))
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import numpy as np
 from nodeweave import backend
 from nodeweave.graph.heterograph import RelationGraph
 from nodeweave.graph.idtypes import idtype_name
+from nodeweave import errors as nwerr
 
 __all__ = ["EDGE_FORMS", "RelSpec", "parse_edges", "id_array", "check_count", "infer_idtype"]
 
@@ -52,24 +53,24 @@ def id_array(x: Any, name: str) -> np.ndarray:
     if B is not None:
         arr = B.to_numpy(x)
     elif isinstance(x, (str, bytes)) or np.isscalar(x) and not isinstance(x, (int, np.integer)):
-        raise TypeError(f"{name} must be a sequence of integer node ids, got {type(x).__name__}")
+        raise nwerr.TypeError(f"{name} must be a sequence of integer node ids, got {type(x).__name__}")
     else:
         try:
             arr = np.asarray(x)
         except (ValueError, TypeError) as e:
-            raise TypeError(f"{name} must be a sequence of integer node ids: {e}") from None
+            raise nwerr.TypeError(f"{name} must be a sequence of integer node ids: {e}") from None
     if arr.size == 0 and arr.dtype.kind in "fO" and not isinstance(x, np.ndarray) and B is None:
         arr = arr.astype(np.int64).reshape(0)  # [] parses as float64
     if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name} must hold integer node ids, got dtype {arr.dtype}")
+        raise nwerr.TypeError(f"{name} must hold integer node ids, got dtype {arr.dtype}")
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+        raise nwerr.ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
     if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
-        raise ValueError(f"{name} holds id {int(arr.max())}, beyond the int64 range")
+        raise nwerr.ValueError(f"{name} holds id {int(arr.max())}, beyond the int64 range")
     arr = arr.astype(np.int64, copy=False)
     if arr.size and arr.min() < 0:
         i = int(np.flatnonzero(arr < 0)[0])
-        raise ValueError(f"{name}[{i}] = {int(arr[i])} is negative; node ids start at 0")
+        raise nwerr.ValueError(f"{name}[{i}] = {int(arr[i])} is negative; node ids start at 0")
     return arr
 
 
@@ -81,13 +82,13 @@ def check_count(n: Any, name: str) -> int:
     if B is not None:
         arr = B.to_numpy(n)
         if arr.ndim != 0 or arr.dtype.kind not in "iu":
-            raise TypeError(f"{name} must be an int, got a tensor of shape {tuple(arr.shape)} and "
+            raise nwerr.TypeError(f"{name} must be an int, got a tensor of shape {tuple(arr.shape)} and "
                             f"dtype {arr.dtype}")
         n = arr.item()
     elif isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(n).__name__} {n!r}")
+        raise nwerr.TypeError(f"{name} must be an int, got {type(n).__name__} {n!r}")
     if n < 0:
-        raise ValueError(f"{name} must be non-negative, got {n}")
+        raise nwerr.ValueError(f"{name} must be non-negative, got {n}")
     return int(n)
 
 
@@ -158,7 +159,7 @@ def _is_array(x: Any) -> bool:
 def _coo(src: Any, dst: Any) -> RelSpec:
     s, d = id_array(src, "src"), id_array(dst, "dst")
     if len(s) != len(d):
-        raise ValueError(f"src and dst must have the same length, got {len(s)} and {len(d)}")
+        raise nwerr.ValueError(f"src and dst must have the same length, got {len(s)} and {len(d)}")
     return RelSpec("coo", (s, d), _is_int32_tensor(src) and _is_int32_tensor(dst))
 
 
@@ -169,7 +170,7 @@ def _edge_list(data: list, where: str) -> RelSpec:
     if not data:
         return RelSpec("coo", (empty, empty), False)
     if len(data) == 2 and all(_is_array(x) for x in data):
-        raise ValueError(f"{where}: a list of two arrays or tensors is ambiguous, [src, dst] or two "
+        raise nwerr.ValueError(f"{where}: a list of two arrays or tensors is ambiguous, [src, dst] or two "
                          "(u, v) pairs: pass (src, dst) as a tuple, or the pairs as a list of (u, v) "
                          f"tuples. Accepted forms: {EDGE_FORMS}")
     try:
@@ -180,7 +181,7 @@ def _edge_list(data: list, where: str) -> RelSpec:
         arr = np.asarray([_pair(item, i, where) for i, item in enumerate(data)])
     if arr.dtype.kind == "i" and arr.size and arr.min() < 0:
         i = int(np.flatnonzero((arr < 0).any(axis=1))[0])
-        raise ValueError(f"{where}: edge {i} = ({arr[i, 0]}, {arr[i, 1]}) has a negative node id; "
+        raise nwerr.ValueError(f"{where}: edge {i} = ({arr[i, 0]}, {arr[i, 1]}) has a negative node id; "
                          "node ids start at 0")
     name = f"{where}: the edge list"
     # As DGL: pairs given as int32 tensors make an int32 graph, as (src, dst) int32 tensors do.
@@ -198,7 +199,7 @@ def _pair(item: Any, i: int, where: str) -> tuple[Any, Any]:
         held = f"holds {len(values)} values"
     else:
         held = f"is {_describe(item)}"
-    raise ValueError(f"{where}: a list is read as edges, one (u, v) pair per item, but item {i} "
+    raise nwerr.ValueError(f"{where}: a list is read as edges, one (u, v) pair per item, but item {i} "
                      f"{held}; pass (src, dst) id sequences as a tuple. Accepted forms: {EDGE_FORMS}")
 
 
@@ -214,7 +215,7 @@ def parse_edges(data: Any, where: str) -> RelSpec:
         return _sparse(data[0], data[1], where)
     if isinstance(data, tuple):
         if len(data) != 2:
-            raise ValueError(f"{where}: a tuple is read as (src, dst) and must hold 2 id sequences, got "
+            raise nwerr.ValueError(f"{where}: a tuple is read as (src, dst) and must hold 2 id sequences, got "
                              f"{len(data)} items (a list of (u, v) pairs is a list). "
                              f"Accepted forms: {EDGE_FORMS}")
         return _coo(*data)
@@ -223,22 +224,22 @@ def parse_edges(data: Any, where: str) -> RelSpec:
     hint = ""
     if _is_array(data) and len(getattr(data, "shape", ())) == 2:
         hint = " (for an edge_index of shape (2, E) pass (edge_index[0], edge_index[1]))"
-    raise TypeError(f"{where}: expected {EDGE_FORMS}; got {_describe(data)}{hint}")
+    raise nwerr.TypeError(f"{where}: expected {EDGE_FORMS}; got {_describe(data)}{hint}")
 
 
 def _sparse(fmt_name: str, payload: Any, where: str) -> RelSpec:
     fmt = fmt_name.lower()
     if fmt not in ("coo", "csr", "csc"):
-        raise ValueError(f"{where}: unknown sparse format {fmt_name!r} (use 'coo', 'csr' or 'csc')")
+        raise nwerr.ValueError(f"{where}: unknown sparse format {fmt_name!r} (use 'coo', 'csr' or 'csc')")
     if not isinstance(payload, (tuple, list)):
         arrays = "(src, dst)" if fmt == "coo" else "(indptr, indices[, eids])"
-        raise TypeError(f"{where}: expected ({fmt_name!r}, {arrays}), got {_describe(payload)} for the arrays")
+        raise nwerr.TypeError(f"{where}: expected ({fmt_name!r}, {arrays}), got {_describe(payload)} for the arrays")
     if fmt == "coo":
         if len(payload) != 2:
-            raise ValueError(f"{where}: expected ('coo', (src, dst)), got {len(payload)} arrays")
+            raise nwerr.ValueError(f"{where}: expected ('coo', (src, dst)), got {len(payload)} arrays")
         return _coo(*payload)
     if len(payload) not in (2, 3):
-        raise ValueError(f"{where}: expected (indptr, indices[, eids]) for {fmt}, got {len(payload)} items")
+        raise nwerr.ValueError(f"{where}: expected (indptr, indices[, eids]) for {fmt}, got {len(payload)} items")
     indptr = id_array(payload[0], "indptr")
     indices = id_array(payload[1], "indices")
     eids = None
@@ -246,14 +247,14 @@ def _sparse(fmt_name: str, payload: Any, where: str) -> RelSpec:
         e = id_array(payload[2], "eids")
         eids = e if len(e) else None
         if eids is not None and len(eids) != len(indices):
-            raise ValueError(f"eids must have one id per entry of indices: got {len(eids)} and {len(indices)}")
+            raise nwerr.ValueError(f"eids must have one id per entry of indices: got {len(eids)} and {len(indices)}")
     if len(indptr) == 0:
         if len(indices):
-            raise ValueError("indptr is empty but indices is not")
+            raise nwerr.ValueError("indptr is empty but indices is not")
         indptr = np.zeros(1, np.int64)
     if indptr[-1] != len(indices):
-        raise ValueError(f"indptr[-1] must equal len(indices) = {len(indices)}, got {int(indptr[-1])}")
+        raise nwerr.ValueError(f"indptr[-1] must equal len(indices) = {len(indices)}, got {int(indptr[-1])}")
     if np.any(np.diff(indptr) < 0):
-        raise ValueError("indptr must be non-decreasing")
+        raise nwerr.ValueError("indptr must be non-decreasing")
     return RelSpec(fmt, (indptr, indices, eids),
                    _is_int32_tensor(payload[0]) and _is_int32_tensor(payload[1]))

@@ -12,7 +12,7 @@ where it is assigned, not deep inside a kernel.
 >>> f["x"] = nc.zeros((4,))
 Traceback (most recent call last):
 ...
-ValueError: ndata['x']: expected 3 rows (one per node), got 4
+nodeweave.errors.ValueError: ndata['x']: expected 3 rows (one per node), got 4
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any, Iterator, NamedTuple
 import numpy as np
 
 from nodeweave import backend
+from nodeweave import errors as nwerr
 
 
 class Scheme(NamedTuple):
@@ -61,7 +62,7 @@ class Frame(MutableMapping):
     def __init__(self, num_rows: int, data: dict | None = None, *, name: str = "data",
                  row_name: str = "row", device: str | None = None) -> None:
         if not isinstance(num_rows, (int, np.integer)) or isinstance(num_rows, bool) or num_rows < 0:
-            raise ValueError(f"Frame: num_rows must be a non-negative int, got {num_rows!r}")
+            raise nwerr.ValueError(f"Frame: num_rows must be a non-negative int, got {num_rows!r}")
         self._num_rows = int(num_rows)
         self._columns: dict[str, Any] = {}
         self.name = name
@@ -78,19 +79,19 @@ class Frame(MutableMapping):
 
     def _check(self, key: Any, value: Any) -> None:
         if not isinstance(key, str):
-            raise TypeError(f"{self.name}: feature names must be strings, got {type(key).__name__}")
+            raise nwerr.TypeError(f"{self.name}: feature names must be strings, got {type(key).__name__}")
         B = backend.of(value)  # a column may hold a tensor of either backend
         if B is None:
-            raise TypeError(f"{self.name}[{key!r}]: expected a tensor, got {type(value).__name__}")
+            raise nwerr.TypeError(f"{self.name}[{key!r}]: expected a tensor, got {type(value).__name__}")
         shape = B.shape(value)
         if len(shape) == 0:
-            raise ValueError(f"{self.name}[{key!r}]: expected {self._num_rows} rows "
+            raise nwerr.ValueError(f"{self.name}[{key!r}]: expected {self._num_rows} rows "
                              f"(one per {self.row_name}), got a 0-dimensional tensor")
         if shape[0] != self._num_rows:
-            raise ValueError(f"{self.name}[{key!r}]: expected {self._num_rows} rows "
+            raise nwerr.ValueError(f"{self.name}[{key!r}]: expected {self._num_rows} rows "
                              f"(one per {self.row_name}), got {shape[0]}")
         if self.device is not None and B.device_str(value) != self.device:
-            raise ValueError(f"{self.name}[{key!r}]: the tensor is on {B.device_str(value)} but the "
+            raise nwerr.ValueError(f"{self.name}[{key!r}]: the tensor is on {B.device_str(value)} but the "
                              f"graph is on {self.device}; move one of them with .to()")
 
     def __setitem__(self, key: str, value: Any) -> None:
@@ -101,14 +102,14 @@ class Frame(MutableMapping):
         try:
             return self._columns[key]
         except KeyError:
-            raise KeyError(f"{self.name} has no feature {key!r} (it has: "
+            raise nwerr.KeyError(f"{self.name} has no feature {key!r} (it has: "
                            f"{', '.join(map(repr, self._columns)) or 'none'})") from None
 
     def __delitem__(self, key: str) -> None:
         try:
             del self._columns[key]
         except KeyError:
-            raise KeyError(f"{self.name} has no feature {key!r}") from None
+            raise nwerr.KeyError(f"{self.name} has no feature {key!r}") from None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._columns)
@@ -141,7 +142,7 @@ class Frame(MutableMapping):
         idx = np.asarray(idx, dtype=np.int64).reshape(-1)
         if idx.size and (idx.min() < 0 or idx.max() >= self._num_rows):
             bad = int(idx[(idx < 0) | (idx >= self._num_rows)][0])
-            raise IndexError(f"{self.name}: row {bad} is out of range for {self._num_rows} rows")
+            raise nwerr.IndexError(f"{self.name}: row {bad} is out of range for {self._num_rows} rows")
         f = Frame(len(idx), name=self.name, row_name=self.row_name, device=self.device)
         for k, v in self._columns.items():
             f._columns[k] = backend.of(v).index_select(v, idx)

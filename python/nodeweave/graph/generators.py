@@ -24,6 +24,7 @@ from nodeweave import _C
 from nodeweave.graph.construct import graph
 from nodeweave.graph.edge_data import check_count
 from nodeweave.graph.heterograph import HeteroGraph
+from nodeweave import errors as nwerr
 
 __all__ = ["rand_graph", "rmat_graph", "sbm_graph"]
 
@@ -52,7 +53,7 @@ def rand_graph(num_nodes: int, num_edges: int, seed: Any = None, idtype: Any = N
     n = check_count(num_nodes, "num_nodes")
     m = check_count(num_edges, "num_edges")
     if n == 0 and m > 0:
-        raise ValueError(f"rand_graph: cannot place num_edges={m} edges on a graph with 0 nodes")
+        raise nwerr.ValueError(f"rand_graph: cannot place num_edges={m} edges on a graph with 0 nodes")
     rng = _rng(seed)
     src = rng.integers(0, max(n, 1), size=m, dtype=np.int64)
     dst = rng.integers(0, max(n, 1), size=m, dtype=np.int64)
@@ -91,25 +92,25 @@ def rmat_graph(num_nodes: int | None = None, num_edges: int = 0, a: float = 0.57
     True
     """
     if (num_nodes is None) == (scale is None):
-        raise ValueError("rmat_graph: give exactly one of num_nodes and scale")
+        raise nwerr.ValueError("rmat_graph: give exactly one of num_nodes and scale")
     if scale is not None:
         s = check_count(scale, "scale")
         if s > 62:
-            raise ValueError(f"rmat_graph: scale must be at most 62, got {s}")
+            raise nwerr.ValueError(f"rmat_graph: scale must be at most 62, got {s}")
         n = 1 << s
     else:
         n = check_count(num_nodes, "num_nodes")
         s = max(0, math.ceil(math.log2(n))) if n > 0 else 0
     m = check_count(num_edges, "num_edges")
     if n == 0 and m > 0:
-        raise ValueError(f"rmat_graph: cannot place num_edges={m} edges on a graph with 0 nodes")
+        raise nwerr.ValueError(f"rmat_graph: cannot place num_edges={m} edges on a graph with 0 nodes")
     probs = np.array([a, b, c, d], dtype=np.float64)
     if not np.all(np.isfinite(probs)) or np.any(probs < 0):
-        raise ValueError(f"rmat_graph: a, b, c, d must be non-negative, got {a}, {b}, {c}, {d}")
+        raise nwerr.ValueError(f"rmat_graph: a, b, c, d must be non-negative, got {a}, {b}, {c}, {d}")
     if abs(probs.sum() - 1.0) > 1e-6:
-        raise ValueError(f"rmat_graph: a + b + c + d must be 1, got {probs.sum():g}")
+        raise nwerr.ValueError(f"rmat_graph: a + b + c + d must be 1, got {probs.sum():g}")
     if not 0.0 <= noise < 1.0:
-        raise ValueError(f"rmat_graph: noise must be in [0, 1), got {noise}")
+        raise nwerr.ValueError(f"rmat_graph: noise must be in [0, 1), got {noise}")
     rng = _rng(seed)
     src = np.empty(0, np.int64)
     dst = np.empty(0, np.int64)
@@ -175,13 +176,13 @@ def sbm_graph(block_sizes: Sequence[int], p_matrix: Any, directed: bool = False,
     try:
         p = np.asarray(p_matrix, dtype=np.float64)
     except (TypeError, ValueError) as e:
-        raise TypeError(f"sbm_graph: p_matrix must be a {k}x{k} array of probabilities ({e})") from None
+        raise nwerr.TypeError(f"sbm_graph: p_matrix must be a {k}x{k} array of probabilities ({e})") from None
     if p.shape != (k, k):
-        raise ValueError(f"sbm_graph: p_matrix must have shape ({k}, {k}) for {k} blocks, got {p.shape}")
+        raise nwerr.ValueError(f"sbm_graph: p_matrix must have shape ({k}, {k}) for {k} blocks, got {p.shape}")
     if not np.all(np.isfinite(p)) or p.min(initial=0) < 0 or p.max(initial=0) > 1:
-        raise ValueError("sbm_graph: p_matrix entries must be probabilities in [0, 1]")
+        raise nwerr.ValueError("sbm_graph: p_matrix entries must be probabilities in [0, 1]")
     if not directed and not np.allclose(p, p.T):
-        raise ValueError("sbm_graph: p_matrix must be symmetric for an undirected graph (directed=False)")
+        raise nwerr.ValueError("sbm_graph: p_matrix must be symmetric for an undirected graph (directed=False)")
     rng = _rng(seed)
     offsets = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64)))
     srcs, dsts = [], []

@@ -27,6 +27,7 @@ from nodeweave import _C, backend
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.idtypes import idtype_name
 from nodeweave.graph.message_passing import MessagePassing
+from nodeweave import errors as nwerr
 
 RelationGraph = _C.RelationGraph
 Canonical = tuple  # (src_type, etype, dst_type)
@@ -39,7 +40,7 @@ DEFAULT_ETYPE = "_E"
 _ALL_FORMATS = ("coo", "csr", "csc")
 
 
-class IdRangeError(IndexError, ValueError):
+class IdRangeError(nwerr.IndexError, nwerr.ValueError):
     """A node or edge id out of range (catchable as IndexError or ValueError)."""
 
 
@@ -52,24 +53,24 @@ def is_all(x: Any) -> bool:
 
 def as_int_array(x: Any, name: str) -> tuple[np.ndarray, bool]:
     """``x`` (int, sequence, NumPy array or backend tensor) as an int64 NumPy array, and whether it
-    was a scalar. Floats and bools raise TypeError naming ``name``; arrays of more than one
-    dimension raise ValueError."""
+    was a scalar. Floats and bools raise nwerr.TypeError naming ``name``; arrays of more than one
+    dimension raise nwerr.ValueError."""
     B = backend.of(x)
     if isinstance(x, (bool, np.bool_)):
-        raise TypeError(f"{name} must hold integer ids, got a bool")
+        raise nwerr.TypeError(f"{name} must hold integer ids, got a bool")
     if isinstance(x, (int, np.integer)):
         return np.array([int(x)], dtype=np.int64), True
     if B is not None:
         arr = B.to_numpy(x)
     elif isinstance(x, (float, np.floating)):
-        raise TypeError(f"{name} must hold integer ids, got float {x!r}")
+        raise nwerr.TypeError(f"{name} must hold integer ids, got float {x!r}")
     elif isinstance(x, (str, bytes)):
-        raise TypeError(f"{name} must hold integer ids, got {type(x).__name__} {x!r}")
+        raise nwerr.TypeError(f"{name} must hold integer ids, got {type(x).__name__} {x!r}")
     else:
         try:
             arr = np.asarray(x)
         except (ValueError, TypeError) as e:
-            raise TypeError(f"{name} must be a sequence of integer ids: {e}") from None
+            raise nwerr.TypeError(f"{name} must be a sequence of integer ids: {e}") from None
         if arr.dtype == object and arr.size == 0:
             arr = arr.astype(np.int64)
     if arr.size == 0 and arr.dtype.kind == "f" and B is None and not isinstance(x, np.ndarray):
@@ -78,11 +79,11 @@ def as_int_array(x: Any, name: str) -> tuple[np.ndarray, bool]:
     if kind not in "iu":
         what = {"f": "floats", "b": "bools", "c": "complex numbers", "U": "strings", "S": "bytes",
                 "O": "Python objects"}.get(kind, f"dtype {arr.dtype}")
-        raise TypeError(f"{name} must hold integer ids, got {what} (dtype {arr.dtype})")
+        raise nwerr.TypeError(f"{name} must hold integer ids, got {what} (dtype {arr.dtype})")
     if arr.ndim == 0:
         return arr.reshape(1).astype(np.int64), True
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+        raise nwerr.ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
     if kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
         raise IdRangeError(f"{name} holds id {int(arr.max())}, beyond the int64 range")
     return arr.astype(np.int64, copy=False), False
@@ -159,17 +160,17 @@ class HeteroGraph(MessagePassing):
     def _init(self, num_nodes, rels, node_data, edge_data, device) -> None:
         B = backend.current()
         if not isinstance(num_nodes, dict):
-            raise TypeError(f"num_nodes must be a dict ntype -> int, got {type(num_nodes).__name__}")
+            raise nwerr.TypeError(f"num_nodes must be a dict ntype -> int, got {type(num_nodes).__name__}")
         if not isinstance(rels, dict):
-            raise TypeError(f"rels must be a dict canonical etype -> RelationGraph, got {type(rels).__name__}")
+            raise nwerr.TypeError(f"rels must be a dict canonical etype -> RelationGraph, got {type(rels).__name__}")
         self._device = B.canonical_device(device)
         self._ntypes = []
         self._num_nodes = {}
         for nt, n in num_nodes.items():
             if not isinstance(nt, str):
-                raise TypeError(f"node type names must be strings, got {nt!r}")
+                raise nwerr.TypeError(f"node type names must be strings, got {nt!r}")
             if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-                raise ValueError(f"num_nodes[{nt!r}] must be a non-negative int, got {n!r}")
+                raise nwerr.ValueError(f"num_nodes[{nt!r}] must be a non-negative int, got {n!r}")
             self._ntypes.append(nt)
             self._num_nodes[nt] = int(n)
         self._etypes = []
@@ -177,27 +178,27 @@ class HeteroGraph(MessagePassing):
         idtypes = set()
         for ct, rel in rels.items():
             if not (isinstance(ct, tuple) and len(ct) == 3 and all(isinstance(s, str) for s in ct)):
-                raise ValueError(f"edge types must be (src_type, etype, dst_type) tuples of strings, got {ct!r}")
+                raise nwerr.ValueError(f"edge types must be (src_type, etype, dst_type) tuples of strings, got {ct!r}")
             if not isinstance(rel, RelationGraph):
-                raise TypeError(f"rels[{ct!r}] must be a RelationGraph, got {type(rel).__name__}")
+                raise nwerr.TypeError(f"rels[{ct!r}] must be a RelationGraph, got {type(rel).__name__}")
             st, _, dt = ct
             for role, t in (("source", st), ("destination", dt)):
                 if t not in self._num_nodes:
-                    raise ValueError(f"edge type {ct!r}: {role} node type {t!r} is not among the node "
+                    raise nwerr.ValueError(f"edge type {ct!r}: {role} node type {t!r} is not among the node "
                                      f"types {self._ntypes}")
             if rel.num_src != self._num_nodes[st] or rel.num_dst != self._num_nodes[dt]:
-                raise ValueError(f"edge type {ct!r}: the relation has {rel.num_src} source and "
+                raise nwerr.ValueError(f"edge type {ct!r}: the relation has {rel.num_src} source and "
                                  f"{rel.num_dst} destination nodes, but the graph has "
                                  f"{self._num_nodes[st]} {st!r} and {self._num_nodes[dt]} {dt!r} nodes")
             if B.canonical_device(rel.device) != self._device:
-                raise ValueError(f"edge type {ct!r}: the relation is on {rel.device}, the graph on {self._device}")
+                raise nwerr.ValueError(f"edge type {ct!r}: the relation is on {rel.device}, the graph on {self._device}")
             if ct in self._rels:
-                raise ValueError(f"edge type {ct!r} is given twice")
+                raise nwerr.ValueError(f"edge type {ct!r} is given twice")
             idtypes.add(rel.idtype)
             self._etypes.append(ct)
             self._rels[ct] = rel
         if len(idtypes) > 1:
-            raise ValueError(f"all relations must share one idtype, got {sorted(idtypes)}")
+            raise nwerr.ValueError(f"all relations must share one idtype, got {sorted(idtypes)}")
         self._idtype_name = idtypes.pop() if idtypes else "int64"
         self._node_frames = {}
         for nt in self._ntypes:
@@ -211,10 +212,10 @@ class HeteroGraph(MessagePassing):
                                           name=name, row_name="edge", device=self._device)
         for key in node_data or {}:
             if key not in self._num_nodes:
-                raise ValueError(f"node_data: unknown node type {key!r} (the graph has {self._ntypes})")
+                raise nwerr.ValueError(f"node_data: unknown node type {key!r} (the graph has {self._ntypes})")
         for key in edge_data or {}:
             if key not in self._rels:
-                raise ValueError(f"edge_data: unknown edge type {key!r} (the graph has {self._etypes})")
+                raise nwerr.ValueError(f"edge_data: unknown edge type {key!r} (the graph has {self._etypes})")
         self._batch_num_nodes = None
         self._batch_num_edges = None
         self._cache: dict[Any, Any] = {}
@@ -294,10 +295,10 @@ class HeteroGraph(MessagePassing):
     def _ntype(self, ntype: str | None, arg: str = "ntype") -> str:
         if ntype is None:
             if len(self._ntypes) != 1:
-                raise ValueError(f"{arg} must be given: the graph has several node types {self._ntypes}")
+                raise nwerr.ValueError(f"{arg} must be given: the graph has several node types {self._ntypes}")
             return self._ntypes[0]
         if ntype not in self._num_nodes:
-            raise ValueError(f"unknown node type {ntype!r} (the graph has {self._ntypes})")
+            raise nwerr.ValueError(f"unknown node type {ntype!r} (the graph has {self._ntypes})")
         return ntype
 
     def to_canonical_etype(self, etype: str | tuple | None) -> tuple[str, str, str]:
@@ -305,22 +306,22 @@ class HeteroGraph(MessagePassing):
         or ``None`` when the graph has exactly one edge type."""
         if etype is None:
             if len(self._etypes) != 1:
-                raise ValueError("etype must be given: the graph has "
+                raise nwerr.ValueError("etype must be given: the graph has "
                                  f"{len(self._etypes)} edge types {self._etypes}")
             return self._etypes[0]
         if isinstance(etype, tuple):
             if etype in self._rels:
                 return etype
-            raise ValueError(f"unknown edge type {etype!r} (the graph has {self._etypes})")
+            raise nwerr.ValueError(f"unknown edge type {etype!r} (the graph has {self._etypes})")
         if isinstance(etype, str):
             found = [ct for ct in self._etypes if ct[1] == etype]
             if len(found) == 1:
                 return found[0]
             if not found:
-                raise ValueError(f"unknown edge type {etype!r} (the graph has {self.etypes})")
-            raise ValueError(f"edge type {etype!r} is ambiguous: it names {found}; pass the canonical "
+                raise nwerr.ValueError(f"unknown edge type {etype!r} (the graph has {self.etypes})")
+            raise nwerr.ValueError(f"edge type {etype!r} is ambiguous: it names {found}; pass the canonical "
                              "(src_type, etype, dst_type) tuple")
-        raise TypeError(f"etype must be a string or a (src_type, etype, dst_type) tuple, got {etype!r}")
+        raise nwerr.TypeError(f"etype must be a string or a (src_type, etype, dst_type) tuple, got {etype!r}")
 
     def _node_key(self, side: str, ntype: str) -> Any:
         """The key of ``ntype``'s frame and count on ``side`` ('src', 'dst' or 'all'). A graph has
@@ -471,7 +472,7 @@ class HeteroGraph(MessagePassing):
             return self._ids_out(eid)
         if form == "all":
             return self._ids_out(src), self._ids_out(dst), self._ids_out(eid)
-        raise ValueError(f"form must be 'uv', 'eid' or 'all', got {form!r}")
+        raise nwerr.ValueError(f"form must be 'uv', 'eid' or 'all', got {form!r}")
 
     def edges(self, form: str = "uv", order: str = "eid", etype: str | tuple | None = None):
         """All edges of ``etype``: ``(src, dst)`` for ``form='uv'``, edge ids for ``'eid'``,
@@ -484,7 +485,7 @@ class HeteroGraph(MessagePassing):
             perm = np.lexsort((eid, dst, src))
             src, dst, eid = src[perm], dst[perm], eid[perm]
         elif order != "eid":
-            raise ValueError(f"order must be 'eid' or 'srcdst', got {order!r}")
+            raise nwerr.ValueError(f"order must be 'eid' or 'srcdst', got {order!r}")
         return self._form(src, dst, eid, form)
 
     all_edges = edges
@@ -531,7 +532,7 @@ class HeteroGraph(MessagePassing):
         ct, _ = self._rel(etype)
         nodes, scalar = self._node_ids(v, ct[0], "v", "src")
         if not scalar:
-            raise TypeError("successors(v): v must be a single node id")
+            raise nwerr.TypeError("successors(v): v must be a single node id")
         indptr, indices, _ = self._host(ct).csr()
         return self._ids_out(indices[indptr[nodes[0]]:indptr[nodes[0] + 1]])
 
@@ -540,7 +541,7 @@ class HeteroGraph(MessagePassing):
         ct, _ = self._rel(etype)
         nodes, scalar = self._node_ids(v, ct[2], "v", "dst")
         if not scalar:
-            raise TypeError("predecessors(v): v must be a single node id")
+            raise nwerr.TypeError("predecessors(v): v must be a single node id")
         indptr, indices, _ = self._host(ct).csc()
         return self._ids_out(indices[indptr[nodes[0]]:indptr[nodes[0] + 1]])
 
@@ -565,7 +566,7 @@ class HeteroGraph(MessagePassing):
         elif sv and not su:
             vs = np.full(len(us), vs[0])
         elif len(us) != len(vs):
-            raise ValueError(f"u and v must have the same length, got {len(us)} and {len(vs)}")
+            raise nwerr.ValueError(f"u and v must have the same length, got {len(us)} and {len(vs)}")
         return us, vs, su and sv
 
     def has_edges_between(self, u: Any, v: Any, etype: str | tuple | None = None):
@@ -595,7 +596,7 @@ class HeteroGraph(MessagePassing):
         missing = hi == lo
         if missing.any():
             i = int(np.flatnonzero(missing)[0])
-            raise ValueError(f"edge_ids: there is no edge {int(us[i])} -> {int(vs[i])} "
+            raise nwerr.ValueError(f"edge_ids: there is no edge {int(us[i])} -> {int(vs[i])} "
                              f"(pair {i}{'' if len(self._etypes) == 1 else f' of type {ct!r}'})")
         if not return_uv:
             eid = order[lo]
@@ -630,7 +631,7 @@ class HeteroGraph(MessagePassing):
             return m
         if scipy_fmt in ("csr", "csc"):
             return m.asformat(scipy_fmt)
-        raise ValueError(f"scipy_fmt must be 'csr', 'csc' or 'coo', got {scipy_fmt!r}")
+        raise nwerr.ValueError(f"scipy_fmt must be 'csr', 'csc' or 'coo', got {scipy_fmt!r}")
 
     def adj_tensors(self, fmt: str, etype: str | tuple | None = None) -> tuple:
         """The structure of ``etype`` as id tensors of the graph's idtype, on its device (DGL's
@@ -647,7 +648,7 @@ class HeteroGraph(MessagePassing):
         [[0, 1, 2, 4], [2, 0, 1, 0], [1, 0, 2, 3]]
         """
         if not isinstance(fmt, str) or fmt not in _ALL_FORMATS:
-            raise ValueError(f"adj_tensors: fmt must be 'coo', 'csr' or 'csc', got {fmt!r}")
+            raise nwerr.ValueError(f"adj_tensors: fmt must be 'coo', 'csr' or 'csc', got {fmt!r}")
         ct, _ = self._rel(etype)
         return tuple(self._ids_out(a) for a in getattr(self._host(ct), fmt)())
 
@@ -699,7 +700,7 @@ class HeteroGraph(MessagePassing):
         (nodeweave.core.int32, nodeweave.core.int64)
         """
         if idtype is None:
-            raise TypeError("astype: idtype must be given (int32 or int64)")
+            raise nwerr.TypeError("astype: idtype must be given (int32 or int64)")
         name = idtype_name(idtype)
         if name == self._idtype_name:
             return self
@@ -759,10 +760,10 @@ class HeteroGraph(MessagePassing):
         out = {}
         for nt in self._ntypes:
             if nt not in val:
-                raise ValueError(f"set_batch_num_nodes: counts for node type {nt!r} are missing")
+                raise nwerr.ValueError(f"set_batch_num_nodes: counts for node type {nt!r} are missing")
             arr, _ = as_int_array(val[nt], f"batch_num_nodes[{nt!r}]")
             if arr.sum() != self._num_nodes[nt]:
-                raise ValueError(f"batch_num_nodes[{nt!r}] sums to {int(arr.sum())}, but the graph has "
+                raise nwerr.ValueError(f"batch_num_nodes[{nt!r}] sums to {int(arr.sum())}, but the graph has "
                                  f"{self._num_nodes[nt]} such nodes")
             out[nt] = arr
         self._batch_num_nodes = out
@@ -775,10 +776,10 @@ class HeteroGraph(MessagePassing):
         out = {}
         for ct in self._etypes:
             if ct not in val:
-                raise ValueError(f"set_batch_num_edges: counts for edge type {ct!r} are missing")
+                raise nwerr.ValueError(f"set_batch_num_edges: counts for edge type {ct!r} are missing")
             arr, _ = as_int_array(val[ct], f"batch_num_edges[{ct!r}]")
             if arr.sum() != self._rels[ct].num_edges:
-                raise ValueError(f"batch_num_edges[{ct!r}] sums to {int(arr.sum())}, but the graph has "
+                raise nwerr.ValueError(f"batch_num_edges[{ct!r}] sums to {int(arr.sum())}, but the graph has "
                                  f"{self._rels[ct].num_edges} such edges")
             out[ct] = arr
         self._batch_num_edges = out

@@ -22,6 +22,7 @@ import numpy as np
 
 from nodeweave import backend
 from nodeweave.graph.heterograph import HeteroGraph, as_int_array, check_range
+from nodeweave import errors as nwerr
 
 Canonical = tuple
 
@@ -40,7 +41,7 @@ def ids_or_mask(x: Any, n: int, name: str, what: str) -> np.ndarray:
             mask = a
     if mask is not None:
         if mask.ndim != 1 or mask.shape[0] != n:
-            raise ValueError(f"{name}: a bool mask must have one entry for each of the {n} {what}, got shape "
+            raise nwerr.ValueError(f"{name}: a bool mask must have one entry for each of the {n} {what}, got shape "
                              f"{tuple(mask.shape)}")
         return np.flatnonzero(mask).astype(np.int64)
     ids, _ = as_int_array(x, name)
@@ -54,12 +55,12 @@ def node_sets(g: HeteroGraph, nodes: Any, name: str) -> dict[str, np.ndarray]:
         out = {nt: np.zeros(0, np.int64) for nt in g._ntypes}
         for nt, v in nodes.items():
             if nt not in g._num_nodes:
-                raise ValueError(f"{name}: unknown node type {nt!r} (the graph has {g._ntypes})")
+                raise nwerr.ValueError(f"{name}: unknown node type {nt!r} (the graph has {g._ntypes})")
             out[nt] = ids_or_mask(v, g._num_nodes[nt], f"{name}[{nt!r}]",
                                   "nodes" if len(g._ntypes) == 1 else f"nodes of type {nt!r}")
         return out
     if len(g._ntypes) != 1:
-        raise ValueError(f"{name} must be a dict {{ntype: ids}} for a graph with several node types "
+        raise nwerr.ValueError(f"{name} must be a dict {{ntype: ids}} for a graph with several node types "
                          f"{g._ntypes}, got {type(nodes).__name__}")
     nt = g._ntypes[0]
     return {nt: ids_or_mask(nodes, g._num_nodes[nt], name, "nodes")}
@@ -73,12 +74,12 @@ def edge_sets(g: HeteroGraph, edges: Any, name: str) -> dict[Canonical, np.ndarr
             try:
                 ct = g.to_canonical_etype(et)
             except (ValueError, TypeError) as e:
-                raise ValueError(f"{name}: {e}") from None
+                raise nwerr.ValueError(f"{name}: {e}") from None
             out[ct] = ids_or_mask(v, g._rels[ct].num_edges, f"{name}[{et!r}]",
                                   "edges" if len(g._etypes) == 1 else f"edges of type {ct!r}")
         return out
     if len(g._etypes) != 1:
-        raise ValueError(f"{name} must be a dict {{etype: ids}} for a graph with "
+        raise nwerr.ValueError(f"{name} must be a dict {{etype: ids}} for a graph with "
                          f"{len(g._etypes)} edge types, got {type(edges).__name__}")
     ct = g._etypes[0]
     return {ct: ids_or_mask(edges, g._rels[ct].num_edges, name, "edges")}

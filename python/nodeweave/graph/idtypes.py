@@ -16,7 +16,7 @@ straight back into ``idtype=``), a NumPy dtype (``np.int64``, ``np.dtype('int64'
 >>> idtype_name("float32")
 Traceback (most recent call last):
 ...
-TypeError: idtype must be int32 or int64, as a backend dtype (nodeweave.core.int32/int64, torch.int32/int64), a NumPy dtype (np.int32, np.dtype('int64')) or a string ('int32', 'int64'); got 'float32'
+nodeweave.errors.TypeError: idtype must be int32 or int64, as a backend dtype (nodeweave.core.int32/int64, torch.int32/int64), a NumPy dtype (np.int32, np.dtype('int64')) or a string ('int32', 'int64'); got 'float32'
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from nodeweave import _C
+from nodeweave import errors as nwerr
 
 __all__ = ["idtype_name", "ACCEPTED_IDTYPES"]
 
@@ -61,4 +62,4 @@ def idtype_name(idtype: Any, arg: str = "idtype") -> str:
     name = _dtype_name(idtype)
     if name in ("int32", "int64"):
         return name
-    raise TypeError(f"{arg} must be int32 or int64, as a {ACCEPTED_IDTYPES}; got {idtype!r}")
+    raise nwerr.TypeError(f"{arg} must be int32 or int64, as a {ACCEPTED_IDTYPES}; got {idtype!r}")

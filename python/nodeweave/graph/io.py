@@ -58,6 +58,7 @@ from nodeweave._binfile import is_int as _is_int
 from nodeweave._binfile import read_exact_into, skip_zeros as _skip_zeros
 from nodeweave._binfile import require as _require
 from nodeweave.graph.heterograph import HeteroGraph, IdRangeError, RelationGraph
+from nodeweave import errors as nwerr
 
 __all__ = ["save_graphs", "load_graphs", "MAGIC", "FORMAT_VERSION"]
 
@@ -82,7 +83,7 @@ class _Writer:
 
     def add(self, arr: np.ndarray, where: str) -> int:
         if arr.dtype.name not in _DTYPES:
-            raise TypeError(f"save_graphs: {where} has dtype {arr.dtype}, which graph files can't hold "
+            raise nwerr.TypeError(f"save_graphs: {where} has dtype {arr.dtype}, which graph files can't hold "
                             f"(supported: {', '.join(_DTYPES)})")
         a = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
         self.size = _align(self.size)
@@ -96,7 +97,7 @@ class _Writer:
         B = backend.of(t)
         name = B.dtype_name(t)
         if name not in _DTYPES:
-            raise TypeError(f"save_graphs: {where} has dtype {name}, which graph files can't hold "
+            raise nwerr.TypeError(f"save_graphs: {where} has dtype {name}, which graph files can't hold "
                             f"(supported: {', '.join(_DTYPES)}); convert it first")
         return self.add(B.to_numpy(t), where)
 
@@ -153,27 +154,27 @@ def save_graphs(path: str | os.PathLike, graphs: HeteroGraph | Sequence[HeteroGr
     1
     """
     if sys.byteorder != "little":
-        raise NotImplementedError("save_graphs: graph files are little-endian; big-endian hosts are unsupported")
+        raise nwerr.NotImplementedError("save_graphs: graph files are little-endian; big-endian hosts are unsupported")
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"save_graphs: path must be a file path, got {type(path).__name__}")
+        raise nwerr.TypeError(f"save_graphs: path must be a file path, got {type(path).__name__}")
     gl = [graphs] if isinstance(graphs, HeteroGraph) else graphs
     if not isinstance(gl, (list, tuple)):
-        raise TypeError(f"save_graphs: graphs must be a graph or a list of graphs, got {type(graphs).__name__}")
+        raise nwerr.TypeError(f"save_graphs: graphs must be a graph or a list of graphs, got {type(graphs).__name__}")
     for i, g in enumerate(gl):
         if not isinstance(g, HeteroGraph):
-            raise TypeError(f"save_graphs: graphs[{i}] is a {type(g).__name__}, not a graph")
+            raise nwerr.TypeError(f"save_graphs: graphs[{i}] is a {type(g).__name__}, not a graph")
     if labels is None:
         labels = {}
     if not isinstance(labels, dict):
-        raise TypeError(f"save_graphs: labels must be a dict of name -> tensor, got {type(labels).__name__}")
+        raise nwerr.TypeError(f"save_graphs: labels must be a dict of name -> tensor, got {type(labels).__name__}")
     w = _Writer()
     described = [_describe(w, g, i) for i, g in enumerate(gl)]
     lab = {}
     for k, v in labels.items():
         if not isinstance(k, str):
-            raise TypeError(f"save_graphs: label names must be strings, got {k!r}")
+            raise nwerr.TypeError(f"save_graphs: label names must be strings, got {k!r}")
         if backend.of(v) is None:
-            raise TypeError(f"save_graphs: labels[{k!r}] must be a tensor, got {type(v).__name__}")
+            raise nwerr.TypeError(f"save_graphs: labels[{k!r}] must be a tensor, got {type(v).__name__}")
         lab[k] = w.tensor(v, f"labels[{k!r}]")
     header = {"data_size": w.size, "arrays": w.entries, "graphs": described, "labels": lab}
     path = os.fspath(path)
@@ -370,12 +371,12 @@ def _parse_idx_list(idx_list: Any, n: int) -> list[int]:
     try:
         items = list(idx_list)
     except TypeError:
-        raise TypeError(f"load_graphs: idx_list must be a list of graph indices, got "
+        raise nwerr.TypeError(f"load_graphs: idx_list must be a list of graph indices, got "
                         f"{type(idx_list).__name__}") from None
     out = []
     for j, v in enumerate(items):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"load_graphs: idx_list[{j}] must be an int, got {v!r}")
+            raise nwerr.TypeError(f"load_graphs: idx_list[{j}] must be an int, got {v!r}")
         if not 0 <= v < n:
             raise IdRangeError(f"load_graphs: idx_list[{j}] = {int(v)} is out of range: the file holds {n} graphs")
         out.append(int(v))
@@ -397,11 +398,11 @@ def load_graphs(path: str | os.PathLike, idx_list: Sequence[int] | None = None
     [2]
     """
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"load_graphs: path must be a file path, got {type(path).__name__}")
+        raise nwerr.TypeError(f"load_graphs: path must be a file path, got {type(path).__name__}")
     path = os.fspath(path)
     with open(path, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         try:
             return _load_from(fh, size, idx_list)
         except _Corrupt as e:
-            raise ValueError(f"load_graphs: {path}: corrupted or truncated graph file: {e}") from None
+            raise nwerr.ValueError(f"load_graphs: {path}: corrupted or truncated graph file: {e}") from None

@@ -27,6 +27,7 @@ import numpy as np
 
 from nodeweave import backend
 from nodeweave.function import BuiltinMessage, BuiltinReduce
+from nodeweave import errors as nwerr
 
 MessageFunc = Union[BuiltinMessage, Callable[["EdgeBatch"], Dict[str, Any]]]
 ReduceFunc = Union[BuiltinReduce, Callable[["NodeBatch"], Dict[str, Any]]]
@@ -106,16 +107,16 @@ class MessagePassing:
         """Canonical edge type for ``etype`` (None: the only one; a string: a unique name)."""
         if etype is None:
             if len(self._etypes) != 1:
-                raise ValueError("this graph has several edge types "
+                raise nwerr.ValueError("this graph has several edge types "
                                  f"{self._etypes}; pass etype=")
             return self._etypes[0]
         if isinstance(etype, tuple):
             if etype not in self._rels:
-                raise KeyError(f"unknown edge type {etype}; the graph has {self._etypes}")
+                raise nwerr.KeyError(f"unknown edge type {etype}; the graph has {self._etypes}")
             return etype
         matches = [c for c in self._etypes if c[1] == etype]
         if len(matches) != 1:
-            raise KeyError(f"edge type {etype!r} " + ("is ambiguous" if matches else "not found")
+            raise nwerr.KeyError(f"edge type {etype!r} " + ("is ambiguous" if matches else "not found")
                            + f"; the graph has {self._etypes}")
         return matches[0]
 
@@ -127,7 +128,7 @@ class MessagePassing:
             key = self._node_key("src", cet[0]) if target == "u" else self._node_key("dst", cet[2])
             frame, what = self._node_frames[key], ("srcdata" if target == "u" else "dstdata")
         if field not in frame:
-            raise KeyError(f"{what} has no field {field!r} (have {sorted(frame.keys())})")
+            raise nwerr.KeyError(f"{what} has no field {field!r} (have {sorted(frame.keys())})")
         return frame[field]
 
     def _edge_batch(self, cet, eids: Optional[np.ndarray]):
@@ -162,7 +163,7 @@ class MessagePassing:
             return out if eids is None else _lazy_rows(out, eids)
         out = message_func(self._edge_batch(cet, eids))
         if not isinstance(out, dict):
-            raise TypeError("a message function must return a dict of tensors, got "
+            raise nwerr.TypeError("a message function must return a dict of tensors, got "
                             f"{type(out).__name__}")
         return out
 
@@ -180,7 +181,7 @@ class MessagePassing:
             rel_run = rel
         if isinstance(reduce_func, BuiltinReduce) and isinstance(message_func, BuiltinMessage):
             if reduce_func.msg_field != message_func.out_field:
-                raise KeyError(f"reduce function reads message {reduce_func.msg_field!r} but the "
+                raise nwerr.KeyError(f"reduce function reads message {reduce_func.msg_field!r} but the "
                                f"message function writes {message_func.out_field!r}")
             m = message_func
             fusable = (m.op != "dot" and "v" not in (m.lhs_target, m.rhs_target)
@@ -190,7 +191,7 @@ class MessagePassing:
         msgs = self._messages(message_func, rel, cet, eids)
         if isinstance(reduce_func, BuiltinReduce):
             if reduce_func.msg_field not in msgs:
-                raise KeyError(f"reduce function reads message {reduce_func.msg_field!r}; the "
+                raise nwerr.KeyError(f"reduce function reads message {reduce_func.msg_field!r}; the "
                                f"message function produced {sorted(msgs)}")
             return {reduce_func.out_field: gspmm(rel_run, "copy_rhs", reduce_func.name, None,
                                                  msgs[reduce_func.msg_field])}
@@ -231,7 +232,7 @@ class MessagePassing:
                            b.int_tensor(nodes, self._device))
             out = reduce_func(nb)
             if not isinstance(out, dict):
-                raise TypeError("a reduce function must return a dict of tensors, got "
+                raise nwerr.TypeError("a reduce function must return a dict of tensors, got "
                                 f"{type(out).__name__}")
             for k, v in out.items():
                 results.setdefault(k, []).append(v)
@@ -328,7 +329,7 @@ class MessagePassing:
         rel = self._rels[cet]
         eids = self._id_array(edges)
         if eids.size and (eids.min() < 0 or eids.max() >= rel.num_edges):
-            raise IndexError(f"send_and_recv: edge ids must be in [0, {rel.num_edges}), got "
+            raise nwerr.IndexError(f"send_and_recv: edge ids must be in [0, {rel.num_edges}), got "
                              f"{eids.min()}..{eids.max()}")
         values = self._reduce(rel, cet, message_func, reduce_func, eids)
         dst = rel.to("cpu").coo()[1][eids]
@@ -341,7 +342,7 @@ class MessagePassing:
         rel = self._rels[cet]
         nodes = np.unique(self._id_array(v))
         if nodes.size and (nodes.min() < 0 or nodes.max() >= rel.num_dst):
-            raise IndexError(f"pull: node ids must be in [0, {rel.num_dst}), got "
+            raise nwerr.IndexError(f"pull: node ids must be in [0, {rel.num_dst}), got "
                              f"{nodes.min()}..{nodes.max()}")
         indptr, _, eids = (a.astype(np.int64) for a in rel.to("cpu").csc())
         sel = np.concatenate([eids[indptr[n]:indptr[n + 1]] for n in nodes]) if nodes.size \
@@ -354,7 +355,7 @@ class MessagePassing:
         """``update_all`` per edge type, then combine the results arriving at each node type
         with ``cross_reducer`` (``sum``, ``mean``, ``max``, ``min`` or ``stack``)."""
         if cross_reducer not in ("sum", "mean", "max", "min", "stack"):
-            raise ValueError("cross_reducer must be sum, mean, max, min or stack, got "
+            raise nwerr.ValueError("cross_reducer must be sum, mean, max, min or stack, got "
                              f"{cross_reducer!r}")
         per_type: Dict[str, Dict[str, list]] = {}
         for etype, funcs in etype_dict.items():
@@ -375,10 +376,10 @@ class MessagePassing:
         if arr.dtype == np.bool_:
             return np.nonzero(arr)[0]
         if arr.size and not np.issubdtype(arr.dtype, np.integer):
-            raise TypeError(f"ids must be integers, got dtype {arr.dtype}")
+            raise nwerr.TypeError(f"ids must be integers, got dtype {arr.dtype}")
         return arr.astype(np.int64).reshape(-1)
 
     def _single_ntype(self) -> str:
         if len(self._ntypes) != 1:
-            raise ValueError(f"this graph has several node types {self._ntypes}; pass ntype=")
+            raise nwerr.ValueError(f"this graph has several node types {self._ntypes}; pass ntype=")
         return self._ntypes[0]

@@ -46,6 +46,7 @@ from nodeweave.graph.heterograph import (HeteroGraph, IdRangeError, RelationGrap
 from nodeweave.graph.transforms import edge_subgraph, node_subgraph
 from nodeweave.graph.transforms._common import (_bne, _bnn, _coo, _full_rows, _new_rel,
                                                 _segment_ids)
+from nodeweave import errors as nwerr
 
 __all__ = ["add_nodes", "add_edges", "remove_nodes", "remove_edges", "install"]
 
@@ -57,17 +58,17 @@ Canonical = tuple
 
 def _check_mutable(g: HeteroGraph, fn: str) -> None:
     if not isinstance(g, HeteroGraph):
-        raise TypeError(f"{fn}: g must be a nodeweave graph, got {type(g).__name__}")
+        raise nwerr.TypeError(f"{fn}: g must be a nodeweave graph, got {type(g).__name__}")
     if g.is_block:
-        raise TypeError(f"{fn}: a block cannot be changed in place; build a new block (to_block, "
+        raise nwerr.TypeError(f"{fn}: a block cannot be changed in place; build a new block (to_block, "
                         "create_block) from the changed graph instead")
 
 
 def _count(num: Any) -> int:
     if isinstance(num, (bool, np.bool_)) or not isinstance(num, (int, np.integer)):
-        raise TypeError(f"add_nodes: num must be an int, got {type(num).__name__}")
+        raise nwerr.TypeError(f"add_nodes: num must be an int, got {type(num).__name__}")
     if num < 0:
-        raise ValueError(f"add_nodes: num must be non-negative, got {int(num)}")
+        raise nwerr.ValueError(f"add_nodes: num must be non-negative, got {int(num)}")
     return int(num)
 
 
@@ -78,7 +79,7 @@ def _new_rows(frame: Frame, data: Any, n: int, what: str) -> dict[str, Any]:
     if data is None:
         return {}
     if not isinstance(data, Mapping):
-        raise TypeError(f"data must be a dict of feature name -> tensor, got {type(data).__name__}")
+        raise nwerr.TypeError(f"data must be a dict of feature name -> tensor, got {type(data).__name__}")
     Frame(n, dict(data), name="data", row_name=f"new {what}", device=frame.device)  # validates
     for k, v in data.items():
         if k not in frame:
@@ -86,12 +87,12 @@ def _new_rows(frame: Frame, data: Any, n: int, what: str) -> dict[str, Any]:
         old, new = frame[k], v
         Bo, Bn = backend.of(old), backend.of(new)
         if Bo is not Bn:
-            raise TypeError(f"data[{k!r}] is a {Bn.name} tensor, but the graph's feature {k!r} is a "
+            raise nwerr.TypeError(f"data[{k!r}] is a {Bn.name} tensor, but the graph's feature {k!r} is a "
                             f"{Bo.name} tensor")
         so = (tuple(Bo.shape(old)[1:]), Bo.dtype_name(old))
         sn = (tuple(Bn.shape(new)[1:]), Bn.dtype_name(new))
         if so != sn:
-            raise ValueError(f"data[{k!r}] has row shape {sn[0]} and dtype {sn[1]}, but the graph's "
+            raise nwerr.ValueError(f"data[{k!r}] has row shape {sn[0]} and dtype {sn[1]}, but the graph's "
                              f"feature {k!r} has {so[0]} and {so[1]}")
     return dict(data)
 
@@ -208,7 +209,7 @@ def add_edges(g: HeteroGraph, u: Any, v: Any, data: Mapping[str, Any] | None = N
     elif len(vs) == 1 and len(us) != 1:
         vs = np.full(len(us), vs[0])
     elif len(us) != len(vs):
-        raise ValueError(f"add_edges: u and v must have the same length (or one of them one id), got "
+        raise nwerr.ValueError(f"add_edges: u and v must have the same length (or one of them one id), got "
                          f"{len(us)} and {len(vs)}")
     for name, ids in (("u", us), ("v", vs)):
         if ids.size and ids.min() < 0:

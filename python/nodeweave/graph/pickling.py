@@ -27,6 +27,7 @@ import copyreg
 from typing import Any, Callable
 
 from nodeweave._C import RelationGraph
+from nodeweave import errors as nwerr
 
 __all__ = ["install"]
 
@@ -46,7 +47,7 @@ def _rebuild_relation(num_src: int, num_dst: int, idtype: str, fmt: str, arrays:
                                      [_SWAP[f] for f in allowed])
         rel = rev.reverse()
     else:
-        raise ValueError(f"unpickling a relation graph: unknown format {fmt!r}")
+        raise nwerr.ValueError(f"unpickling a relation graph: unknown format {fmt!r}")
     return rel if device == "cpu" else rel.to(device)
 
 

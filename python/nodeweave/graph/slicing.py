@@ -14,7 +14,7 @@ such a tuple with ``:`` for any part (``g['user', :, 'game']``).
   type order. ``ndata[nw.NTYPE]`` /
   ``edata[nw.ETYPE]`` hold each node's / edge's type index in ``g`` and ``ndata[nw.NID]`` /
   ``edata[nw.EID]`` its id within its type (int64, as DGL). A feature is carried over (copied) when
-  every merged type has it; differing row shapes or dtypes raise ValueError.
+  every merged type has it; differing row shapes or dtypes raise nwerr.ValueError.
 
 >>> import nodeweave as nw, nodeweave.core as nc, nodeweave.function as fn
 >>> g = nw.heterograph({("user", "follows", "user"): ([0, 1], [1, 2]),
@@ -37,6 +37,7 @@ from nodeweave import backend
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import HeteroGraph
 from nodeweave.graph.transforms._common import EID, ETYPE, NID, NTYPE, _build, _coo
+from nodeweave import errors as nwerr
 
 __all__ = ["getitem", "install"]
 
@@ -48,7 +49,7 @@ def _matching(g: HeteroGraph, key: Any) -> list[Canonical]:
     if isinstance(key, str):
         found = [ct for ct in g._etypes if ct[1] == key]
         if not found:
-            raise ValueError(f"g[{key!r}]: unknown edge type {key!r} (the graph has {g.etypes})")
+            raise nwerr.ValueError(f"g[{key!r}]: unknown edge type {key!r} (the graph has {g.etypes})")
         return found
     if isinstance(key, tuple) and len(key) == 3:
         parts = []
@@ -58,13 +59,13 @@ def _matching(g: HeteroGraph, key: Any) -> list[Canonical]:
             elif isinstance(k, str):
                 parts.append(k)
             else:
-                raise TypeError(f"g[{key!r}]: each part of an edge type key must be a string or ':', "
+                raise nwerr.TypeError(f"g[{key!r}]: each part of an edge type key must be a string or ':', "
                                 f"got {k!r}")
         found = [ct for ct in g._etypes if all(p is None or p == c for p, c in zip(parts, ct))]
         if not found:
-            raise ValueError(f"g[{key!r}]: no edge type matches (the graph has {g._etypes})")
+            raise nwerr.ValueError(f"g[{key!r}]: no edge type matches (the graph has {g._etypes})")
         return found
-    raise TypeError(f"a graph is indexed by an edge type name or a (src_type, etype, dst_type) tuple "
+    raise nwerr.TypeError(f"a graph is indexed by an edge type name or a (src_type, etype, dst_type) tuple "
                     f"(':' matches any part), got {key!r}")
 
 
@@ -92,7 +93,7 @@ def _merged_frame(frames: list[Frame], type_ids: list[int], counts: list[int], i
         cols = [f[k] for f in frames]
         schemes = {(tuple(backend.of(c).shape(c)[1:]), backend.of(c).dtype_name(c)) for c in cols}
         if len(schemes) > 1:
-            raise ValueError(f"cannot merge {what} feature {k!r}: the types have different row shapes "
+            raise nwerr.ValueError(f"cannot merge {what} feature {k!r}: the types have different row shapes "
                              f"or dtypes {sorted(schemes, key=str)}")
         out[k] = backend.of(cols[0]).cat(cols, 0)
     counts_arr = np.asarray(counts, np.int64)

@@ -30,6 +30,7 @@ from collections.abc import MutableMapping
 from typing import Any, Iterator
 
 from nodeweave import backend
+from nodeweave import errors as nwerr
 
 
 class FrameView(MutableMapping):
@@ -94,19 +95,19 @@ class HeteroFrameView(MutableMapping):
         else:
             ct = self._graph._ntype(key)
         if ct not in self._keys:
-            raise ValueError(f"{ct!r} is not one of the types of this view: {self._keys}")
+            raise nwerr.ValueError(f"{ct!r} is not one of the types of this view: {self._keys}")
         return ct
 
     def __getitem__(self, name: str) -> dict:
         out = {k: f[name] for k, f in self._frames().items() if name in f}
         if not out:
-            raise KeyError(f"no {self._kind} type has feature {name!r}")
+            raise nwerr.KeyError(f"no {self._kind} type has feature {name!r}")
         return out
 
     def __setitem__(self, name: str, value: Any) -> None:
         if not isinstance(value, dict):
             what = "node" if self._kind == "node" else "edge"
-            raise TypeError(f"the graph has several {what} types; set {'ndata' if what == 'node' else 'edata'}"
+            raise nwerr.TypeError(f"the graph has several {what} types; set {'ndata' if what == 'node' else 'edata'}"
                             f"[{name!r}] to a dict {{{what}_type: tensor}}, got {type(value).__name__}")
         resolved = {self._resolve(k): v for k, v in value.items()}
         frames = self._frames()
@@ -122,7 +123,7 @@ class HeteroFrameView(MutableMapping):
                 del f[name]
                 found = True
         if not found:
-            raise KeyError(f"no {self._kind} type has feature {name!r}")
+            raise nwerr.KeyError(f"no {self._kind} type has feature {name!r}")
 
     def __iter__(self) -> Iterator[str]:
         seen: dict[str, None] = {}
@@ -159,7 +160,7 @@ class RowsFrameView(MutableMapping):
         rows = B.shape(value)[0] if B is not None else None
         if rows != len(self._ids):
             got = "a non-tensor" if rows is None else f"{rows} rows"
-            raise ValueError(f"feature {name!r}: expected a tensor with {len(self._ids)} rows (one per "
+            raise nwerr.ValueError(f"feature {name!r}: expected a tensor with {len(self._ids)} rows (one per "
                              f"selected id), got {got}")
         frame = self._view._frame
         if name in frame:
@@ -171,7 +172,7 @@ class RowsFrameView(MutableMapping):
         frame[name] = B.index_copy(base, idx, value)
 
     def __delitem__(self, name: str) -> None:
-        raise TypeError("cannot delete a feature from a subset of rows; delete it from the whole "
+        raise nwerr.TypeError("cannot delete a feature from a subset of rows; delete it from the whole "
                         "type (g.ndata / g.edata)")
 
     def __iter__(self) -> Iterator[str]:
@@ -233,11 +234,11 @@ class NodeView:
         types = self._types()
         if ntype is None:
             if len(types) != 1:
-                raise ValueError(f"ntype must be given: the graph has several node types {types}")
+                raise nwerr.ValueError(f"ntype must be given: the graph has several node types {types}")
             return types[0]
         nt = self._graph._ntype(ntype)
         if nt not in types:
-            raise ValueError(f"{nt!r} is not a {self._side} node type ({types})")
+            raise nwerr.ValueError(f"{nt!r} is not a {self._side} node type ({types})")
         return nt
 
     def __call__(self, ntype: str | None = None):

@@ -30,6 +30,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 from nodeweave import backend as _backend
+from nodeweave import errors as nwerr
 
 _READOUTS = ("readout_nodes", "readout_edges", "sum_nodes", "sum_edges", "mean_nodes", "mean_edges",
              "max_nodes", "max_edges", "softmax_nodes", "softmax_edges", "broadcast_nodes",
@@ -66,12 +67,12 @@ def __getattr__(attr: str) -> Any:
     if attr in _backend.BACKENDS:
         return importlib.import_module(f"nodeweave.nn.{attr}")
     if attr.startswith("__") and attr != "__all__":
-        raise AttributeError(attr)
+        raise nwerr.AttributeError(attr)
     mod = variant()
     try:
         return getattr(mod, attr)
     except AttributeError:
-        raise AttributeError(f"module 'nodeweave.nn' has no attribute {attr!r} (active backend: "
+        raise nwerr.AttributeError(f"module 'nodeweave.nn' has no attribute {attr!r} (active backend: "
                              f"{_backend.current().name})") from None
 
 

@@ -13,6 +13,7 @@ import itertools
 from typing import Any, Optional
 
 from nodeweave.ops._graph import kernels, relation
+from nodeweave import errors as nwerr
 
 __all__ = ["gsddmm"]
 
@@ -29,10 +30,10 @@ def gsddmm(g: Any, op: str, lhs_data: Optional[Any], rhs_data: Optional[Any],
     with size 1. Returns one row per edge, in edge-id order.
     """
     if op not in _OPS:
-        raise ValueError(f"gsddmm: op must be one of {', '.join(_OPS)}, got {op!r}")
+        raise nwerr.ValueError(f"gsddmm: op must be one of {', '.join(_OPS)}, got {op!r}")
     for name, t in (("lhs_target", lhs_target), ("rhs_target", rhs_target)):
         if t not in _TARGETS:
-            raise ValueError(f"gsddmm: {name} must be 'u', 'e' or 'v', got {t!r}")
+            raise nwerr.ValueError(f"gsddmm: {name} must be 'u', 'e' or 'v', got {t!r}")
     return kernels(lhs_data, rhs_data).gsddmm(relation(g, etype), op, lhs_data, rhs_data,
                                               lhs_target, rhs_target)
 

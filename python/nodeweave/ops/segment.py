@@ -15,6 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from nodeweave.ops._graph import kernels
+from nodeweave import errors as nwerr
 
 __all__ = ["segment_reduce", "segment_softmax", "gather_mm", "segment_mm"]
 
@@ -25,11 +26,11 @@ def _offsets(seglen: Any, like: Any):
     sb = kernels(seglen)
     lengths = np.asarray(sb.to_numpy(seglen) if sb.is_tensor(seglen) else seglen)
     if lengths.ndim != 1:
-        raise ValueError(f"seglen must be 1-D, got shape {lengths.shape}")
+        raise nwerr.ValueError(f"seglen must be 1-D, got shape {lengths.shape}")
     if lengths.size and not np.issubdtype(lengths.dtype, np.integer):
-        raise TypeError(f"seglen must hold integers, got dtype {lengths.dtype}")
+        raise nwerr.TypeError(f"seglen must hold integers, got dtype {lengths.dtype}")
     if (lengths < 0).any():
-        raise ValueError(f"seglen must be non-negative, got {lengths.min()}")
+        raise nwerr.ValueError(f"seglen must be non-negative, got {lengths.min()}")
     offsets = np.zeros(lengths.size + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return b.int_tensor(offsets, b.device_str(like))
@@ -39,7 +40,7 @@ def segment_reduce(seglen: Any, value: Any, reducer: str = "sum"):
     """Reduce ``value`` (sum(seglen), ...) over consecutive segments of ``seglen[i]`` rows with
     ``sum``, ``mean``, ``max`` or ``min``; empty segments give 0."""
     if reducer not in ("sum", "mean", "max", "min"):
-        raise ValueError(f"segment_reduce: reducer must be sum, mean, max or min, got {reducer!r}")
+        raise nwerr.ValueError(f"segment_reduce: reducer must be sum, mean, max or min, got {reducer!r}")
     offsets = _offsets(seglen, value)
     return kernels(value).segment_reduce(reducer, value, offsets)
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from nodeweave.graph.heterograph import ALL
 from nodeweave.ops._graph import kernels, relation
+from nodeweave import errors as nwerr
 
 __all__ = ["edge_softmax"]
 
@@ -30,7 +31,7 @@ def edge_softmax(g: Any, logits, eids=None, norm_by: str = "dst", etype=None):
     [[0.2689414322376251], [0.7310585975646973]]
     """
     if norm_by not in ("dst", "src"):
-        raise ValueError(f"edge_softmax: norm_by must be 'dst' or 'src', got {norm_by!r}")
+        raise nwerr.ValueError(f"edge_softmax: norm_by must be 'dst' or 'src', got {norm_by!r}")
     if eids is not None and not (isinstance(eids, str) and eids == ALL):
         g, etype = _edge_subset(g, eids, etype), None
     return kernels(logits).edge_softmax(relation(g, etype), logits, norm_by)

@@ -16,6 +16,7 @@ import itertools
 from typing import Any, Optional
 
 from nodeweave.ops._graph import kernels, relation
+from nodeweave import errors as nwerr
 
 __all__ = ["gspmm"]
 
@@ -39,9 +40,9 @@ def gspmm(g: Any, op: str, reduce_op: str, lhs_data: Optional[Any], rhs_data: Op
     Gradients flow to both operands (max/min route them to the winning edge).
     """
     if op not in _OPS:
-        raise ValueError(f"gspmm: op must be one of {', '.join(_OPS)}, got {op!r}")
+        raise nwerr.ValueError(f"gspmm: op must be one of {', '.join(_OPS)}, got {op!r}")
     if reduce_op not in _REDUCES:
-        raise ValueError(f"gspmm: reduce_op must be one of {', '.join(_REDUCES)}, got {reduce_op!r}")
+        raise nwerr.ValueError(f"gspmm: reduce_op must be one of {', '.join(_REDUCES)}, got {reduce_op!r}")
     return kernels(lhs_data, rhs_data).gspmm(relation(g, etype), op, reduce_op, lhs_data, rhs_data)
 
 

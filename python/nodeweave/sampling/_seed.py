@@ -11,7 +11,7 @@ bit for bit, whatever the thread count (the C++ samplers derive per-node streams
 >>> resolve_seed(-1)
 Traceback (most recent call last):
 ...
-ValueError: random_seed must be an int in [0, 2**64), got -1
+nodeweave.errors.ValueError: random_seed must be an int in [0, 2**64), got -1
 """
 
 from __future__ import annotations
@@ -21,15 +21,16 @@ from typing import Any
 import numpy as np
 
 from nodeweave import _C
+from nodeweave import errors as nwerr
 
 
 def check_seed(value: Any, name: str, accepts: str = "an int") -> int:
     """``value`` as a seed of nodeweave's generators: an int in ``[0, 2**64)``; errors name ``name``
     and say what it ``accepts``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be {accepts}, got {type(value).__name__}")
+        raise nwerr.TypeError(f"{name} must be {accepts}, got {type(value).__name__}")
     if not 0 <= int(value) < 2**64:
-        raise ValueError(f"{name} must be an int in [0, 2**64), got {value}")
+        raise nwerr.ValueError(f"{name} must be an int in [0, 2**64), got {value}")
     return int(value)
 
 

@@ -26,15 +26,16 @@ from nodeweave.sampling._seed import resolve_seed
 from nodeweave.graph.id_sets import edge_sets, node_sets
 from nodeweave.sampling.neighbor import (build_frontier, check_graph, edge_weights, fanout_value,
                                           per_etype)
+from nodeweave import errors as nwerr
 
 __all__ = ["sample_labors", "check_importance_sampling"]
 
 
 def check_importance_sampling(x: Any) -> int:
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
-        raise TypeError(f"importance_sampling must be an int (-1: until converged), got {type(x).__name__}")
+        raise nwerr.TypeError(f"importance_sampling must be an int (-1: until converged), got {type(x).__name__}")
     if x < -1:
-        raise ValueError(f"importance_sampling must be -1 (until converged) or a number of rounds >= 0, got {x}")
+        raise nwerr.ValueError(f"importance_sampling must be -1 (until converged) or a number of rounds >= 0, got {x}")
     return int(x)
 
 
@@ -58,7 +59,7 @@ def sample_labors(g: Any, nodes: Any, fanout: Any, edge_dir: str = "in", prob: s
     fn = "sample_labors"
     check_graph(g, fn)
     if edge_dir not in ("in", "out"):
-        raise ValueError(f"edge_dir must be 'in' or 'out', got {edge_dir!r}")
+        raise nwerr.ValueError(f"edge_dir must be 'in' or 'out', got {edge_dir!r}")
     out_dir = edge_dir == "out"
     rounds = check_importance_sampling(importance_sampling)
     seeds = node_sets(g, nodes, "nodes")

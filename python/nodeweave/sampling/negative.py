@@ -24,15 +24,16 @@ import numpy as np
 from nodeweave import _C
 from nodeweave.graph.heterograph import HeteroGraph
 from nodeweave.sampling._seed import resolve_seed
+from nodeweave import errors as nwerr
 
 __all__ = ["global_uniform_negative_sampling"]
 
 
 def _check_count(x: Any, name: str) -> int:
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(x).__name__}")
+        raise nwerr.TypeError(f"{name} must be an int, got {type(x).__name__}")
     if x < 0:
-        raise ValueError(f"{name} must be >= 0, got {x}")
+        raise nwerr.ValueError(f"{name} must be >= 0, got {x}")
     return int(x)
 
 
@@ -40,9 +41,9 @@ def _check_redundancy(x: Any) -> float | None:
     if x is None:
         return None
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
-        raise TypeError(f"redundancy must be a number or None, got {type(x).__name__}")
+        raise nwerr.TypeError(f"redundancy must be a number or None, got {type(x).__name__}")
     if not np.isfinite(x) or x < 0:
-        raise ValueError(f"redundancy must be a finite number >= 0, got {x}")
+        raise nwerr.ValueError(f"redundancy must be a finite number >= 0, got {x}")
     return float(x)
 
 
@@ -88,7 +89,7 @@ def global_uniform_negative_sampling(g: HeteroGraph, num_samples: int, exclude_s
     0
     """
     if not isinstance(g, HeteroGraph):
-        raise TypeError(f"g must be a nodeweave graph, got {type(g).__name__}")
+        raise nwerr.TypeError(f"g must be a nodeweave graph, got {type(g).__name__}")
     num_samples = _check_count(num_samples, "num_samples")
     redundancy = _check_redundancy(redundancy)
     ct = g.to_canonical_etype(etype)

@@ -21,15 +21,16 @@ from nodeweave.graph.heterograph import HeteroGraph, RelationGraph
 from nodeweave.graph.id_sets import edge_sets, node_sets
 from nodeweave.graph.transforms import EID
 from nodeweave.sampling._seed import resolve_seed
+from nodeweave import errors as nwerr
 
 __all__ = ["sample_neighbors"]
 
 
 def check_graph(g: Any, fn: str) -> HeteroGraph:
     if not isinstance(g, HeteroGraph):
-        raise TypeError(f"{fn}: g must be a nodeweave graph, got {type(g).__name__}")
+        raise nwerr.TypeError(f"{fn}: g must be a nodeweave graph, got {type(g).__name__}")
     if g.is_block:
-        raise ValueError(f"{fn}: g is a block; sample from the graph the block came from")
+        raise nwerr.ValueError(f"{fn}: g is a block; sample from the graph the block came from")
     return g
 
 
@@ -41,7 +42,7 @@ def per_etype(g: HeteroGraph, value: Any, name: str, check: Any) -> dict[tuple, 
             out[g.to_canonical_etype(k)] = check(v)
         missing = [ct for ct in g.canonical_etypes if ct not in out]
         if missing:
-            raise ValueError(f"{name} must give a value for every edge type; missing {missing}")
+            raise nwerr.ValueError(f"{name} must give a value for every edge type; missing {missing}")
         return out
     v = check(value)
     return {ct: v for ct in g.canonical_etypes}
@@ -49,9 +50,9 @@ def per_etype(g: HeteroGraph, value: Any, name: str, check: Any) -> dict[tuple, 
 
 def fanout_value(f: Any, name: str = "fanout") -> int:
     if isinstance(f, (bool, np.bool_)) or not isinstance(f, (int, np.integer)):
-        raise TypeError(f"{name} must be an int (-1 for every neighbour), got {type(f).__name__} {f!r}")
+        raise nwerr.TypeError(f"{name} must be an int (-1 for every neighbour), got {type(f).__name__} {f!r}")
     if f < -1:
-        raise ValueError(f"{name} must be -1 (every neighbour) or a non-negative count, got {f}")
+        raise nwerr.ValueError(f"{name} must be -1 (every neighbour) or a non-negative count, got {f}")
     return int(f)
 
 
@@ -61,21 +62,21 @@ def edge_weights(g: HeteroGraph, ct: tuple, feature: Any, arg: str) -> np.ndarra
     if feature is None:
         return None
     if not isinstance(feature, str):
-        raise TypeError(f"{arg} must be the name of an edge feature, got {type(feature).__name__}")
+        raise nwerr.TypeError(f"{arg} must be the name of an edge feature, got {type(feature).__name__}")
     frame = g._edge_frames[ct]
     if feature not in frame:
         where = "" if len(g.canonical_etypes) == 1 else f" of edge type {ct!r}"
-        raise KeyError(f"{arg}: the graph has no edge feature {feature!r}{where}")
+        raise nwerr.KeyError(f"{arg}: the graph has no edge feature {feature!r}{where}")
     col = frame[feature]
     arr = backend.of(col).to_numpy(col)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
-        raise ValueError(f"{arg}: edge feature {feature!r} must hold one value per edge, got shape {arr.shape}")
+        raise nwerr.ValueError(f"{arg}: edge feature {feature!r} must hold one value per edge, got shape {arr.shape}")
     if arr.dtype == np.bool_:
         return np.ascontiguousarray(arr)
     if arr.dtype.kind not in "fiu":
-        raise TypeError(f"{arg}: edge feature {feature!r} must be numeric or bool, got {arr.dtype}")
+        raise nwerr.TypeError(f"{arg}: edge feature {feature!r} must be numeric or bool, got {arr.dtype}")
     # Finite, non-negative values are checked by the C++ sampler that reads them (once per call,
     # or once per NeighborSampler and graph).
     return np.ascontiguousarray(arr, dtype=np.float32 if arr.dtype == np.float32 else np.float64)
@@ -123,9 +124,9 @@ def sample_neighbors(g: HeteroGraph, nodes: Any, fanout: Any, edge_dir: str = "i
     fn = "sample_neighbors"
     check_graph(g, fn)
     if edge_dir not in ("in", "out"):
-        raise ValueError(f"edge_dir must be 'in' or 'out', got {edge_dir!r}")
+        raise nwerr.ValueError(f"edge_dir must be 'in' or 'out', got {edge_dir!r}")
     if prob is not None and mask is not None:
-        raise ValueError("pass either prob or mask, not both")
+        raise nwerr.ValueError("pass either prob or mask, not both")
     out_dir = edge_dir == "out"
     seeds = node_sets(g, nodes, "nodes")
     fanouts = per_etype(g, fanout, "fanout", fanout_value)
@@ -138,7 +139,7 @@ def sample_neighbors(g: HeteroGraph, nodes: Any, fanout: Any, edge_dir: str = "i
         rel = g._rels[ct] if g._device == "cpu" else g._host(ct)
         weights = edge_weights(g, ct, prob if prob is not None else mask, "prob" if prob is not None else "mask")
         if mask is not None and weights is not None and weights.dtype != np.bool_:
-            raise TypeError(f"mask: edge feature {mask!r} must be bool, got {weights.dtype}")
+            raise nwerr.TypeError(f"mask: edge feature {mask!r} must be bool, got {weights.dtype}")
         pos, nbr, eid = _C.sampling.sample_neighbors(rel, s, fanouts[ct], out_dir, bool(replace), weights,
                                                      excl.get(ct), _C.sampling.derive_key(key, r))
         sampled[ct] = (s[pos], nbr, eid)

@@ -33,15 +33,16 @@ from nodeweave import _C, backend
 from nodeweave.graph.heterograph import as_int_array
 from nodeweave.sampling._seed import resolve_seed
 from nodeweave.sampling.randomwalks import walk_relations
+from nodeweave import errors as nwerr
 
 __all__ = ["RandomWalkNeighborSampler", "PinSAGESampler"]
 
 
 def _count(value: Any, name: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        raise nwerr.TypeError(f"{name} must be an int, got {type(value).__name__}")
     if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
+        raise nwerr.ValueError(f"{name} must be >= 1, got {value}")
     return int(value)
 
 
@@ -84,15 +85,15 @@ class RandomWalkNeighborSampler:
                  weight_column: str = "weights") -> None:
         if metapath is None:
             if len(G.ntypes) != 1 or len(G.canonical_etypes) != 1:
-                raise ValueError("metapath must be given: the graph has node types "
+                raise nwerr.ValueError("metapath must be given: the graph has node types "
                                  f"{G.ntypes} and edge types {G.canonical_etypes}")
             metapath = [G.canonical_etypes[0]]
         if isinstance(metapath, (str, tuple)) or len(metapath) == 0:
-            raise ValueError(f"metapath must be a non-empty list of edge types, got {metapath!r}")
+            raise nwerr.ValueError(f"metapath must be a non-empty list of edge types, got {metapath!r}")
         self.G = G
         self.metapath = [G.to_canonical_etype(e) for e in metapath]
         if self.metapath[0][0] != self.metapath[-1][2]:
-            raise ValueError(f"the metapath must end at the node type it starts from: it goes from "
+            raise nwerr.ValueError(f"the metapath must end at the node type it starts from: it goes from "
                              f"{self.metapath[0][0]!r} to {self.metapath[-1][2]!r}")
         self.ntype = self.metapath[0][0]
         self.num_traversals = _count(num_traversals, "num_traversals")
@@ -100,12 +101,12 @@ class RandomWalkNeighborSampler:
         self.num_neighbors = _count(num_neighbors, "num_neighbors")
         if isinstance(termination_prob, (bool, np.bool_)) or not isinstance(
                 termination_prob, (int, float, np.integer, np.floating)):
-            raise TypeError(f"termination_prob must be a float, got {type(termination_prob).__name__}")
+            raise nwerr.TypeError(f"termination_prob must be a float, got {type(termination_prob).__name__}")
         if not 0.0 <= float(termination_prob) <= 1.0:
-            raise ValueError(f"termination_prob must be in [0, 1], got {termination_prob}")
+            raise nwerr.ValueError(f"termination_prob must be in [0, 1], got {termination_prob}")
         self.termination_prob = float(termination_prob)
         if not isinstance(weight_column, str):
-            raise TypeError(f"weight_column must be a str, got {type(weight_column).__name__}")
+            raise nwerr.TypeError(f"weight_column must be a str, got {type(weight_column).__name__}")
         self.weight_column = weight_column
 
     def __call__(self, seed_nodes: Any, *, random_seed: int | None = None):
@@ -153,7 +154,7 @@ class PinSAGESampler(RandomWalkNeighborSampler):
         fw = [ct for ct in G.canonical_etypes if ct[0] == ntype and ct[2] == other_type]
         bw = [ct for ct in G.canonical_etypes if ct[0] == other_type and ct[2] == ntype]
         if len(fw) != 1 or len(bw) != 1:
-            raise ValueError(f"PinSAGESampler needs exactly one edge type {ntype!r} -> {other_type!r} "
+            raise nwerr.ValueError(f"PinSAGESampler needs exactly one edge type {ntype!r} -> {other_type!r} "
                              f"and one back, the graph has {G.canonical_etypes}")
         super().__init__(G, num_traversals, termination_prob, num_random_walks, num_neighbors,
                          metapath=[fw[0], bw[0]], weight_column=weight_column)

@@ -20,6 +20,7 @@ import numpy as np
 from nodeweave import _C, backend
 from nodeweave.graph.heterograph import as_int_array
 from nodeweave.sampling._seed import resolve_seed
+from nodeweave import errors as nwerr
 
 __all__ = ["random_walk", "node2vec_random_walk"]
 
@@ -36,7 +37,7 @@ def walk_relations(g: Any, cts: Sequence[tuple], prob: str | None) -> tuple[list
     ``prob`` names an edge feature; a relation without it is walked uniformly (as DGL), but a name
     that no relation of the walk has raises ValueError (a typo would otherwise walk uniformly)."""
     if prob is not None and not isinstance(prob, str):
-        raise TypeError(f"prob must be the name of an edge feature (a str) or None, got "
+        raise nwerr.TypeError(f"prob must be the name of an edge feature (a str) or None, got "
                         f"{type(prob).__name__}")
     distinct = list(dict.fromkeys(cts))
     rels, found = [], False
@@ -47,7 +48,7 @@ def walk_relations(g: Any, cts: Sequence[tuple], prob: str | None) -> tuple[list
             found = True
         rels.append((g._host(ct), g.get_ntype_id(ct[0]), g.get_ntype_id(ct[2]), p, repr(ct)))
     if prob is not None and not found:
-        raise ValueError(f"prob: no edge type of the walk has a feature {prob!r}")
+        raise nwerr.ValueError(f"prob: no edge type of the walk has a feature {prob!r}")
     index = {ct: i for i, ct in enumerate(distinct)}
     return rels, [index[ct] for ct in cts]
 
@@ -56,22 +57,22 @@ def _restart_arg(restart_prob: Any) -> Any:
     if restart_prob is None:
         return None
     if isinstance(restart_prob, (bool, np.bool_)):
-        raise TypeError("restart_prob must be a float or a 1-D array of floats, got a bool")
+        raise nwerr.TypeError("restart_prob must be a float or a 1-D array of floats, got a bool")
     if isinstance(restart_prob, (int, float, np.integer, np.floating)):
         return float(restart_prob)
     arr = np.asarray(_feature_numpy(restart_prob))
     if arr.dtype.kind not in "fiu":
-        raise TypeError(f"restart_prob must be a float or a 1-D array of floats, got dtype {arr.dtype}")
+        raise nwerr.TypeError(f"restart_prob must be a float or a 1-D array of floats, got dtype {arr.dtype}")
     if arr.ndim != 1:
-        raise ValueError(f"restart_prob must be a float or a 1-D array, got shape {arr.shape}")
+        raise nwerr.ValueError(f"restart_prob must be a float or a 1-D array, got shape {arr.shape}")
     return np.ascontiguousarray(arr, dtype=np.float64)
 
 
 def _check_length(value: Any, name: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        raise nwerr.TypeError(f"{name} must be an int, got {type(value).__name__}")
     if value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value}")
+        raise nwerr.ValueError(f"{name} must be >= 0, got {value}")
     return int(value)
 
 
@@ -125,22 +126,22 @@ def random_walk(g: Any, nodes: Any, *, metapath: Sequence[Any] | None = None, le
     """
     if metapath is None:
         if len(g.ntypes) != 1 or len(g.canonical_etypes) != 1:
-            raise ValueError("metapath must be given: the graph has node types "
+            raise nwerr.ValueError("metapath must be given: the graph has node types "
                              f"{g.ntypes} and edge types {g.canonical_etypes}")
         if length is None:
-            raise ValueError("give either metapath or length")
+            raise nwerr.ValueError("give either metapath or length")
         cts = [g.canonical_etypes[0]] * _check_length(length, "length")
         rel_cts = cts or [g.canonical_etypes[0]]  # a length-0 walk still needs the start type
     else:
         if length is not None:
-            raise ValueError("metapath and length are exclusive: the walk length is len(metapath)")
+            raise nwerr.ValueError("metapath and length are exclusive: the walk length is len(metapath)")
         if isinstance(metapath, (str, tuple)):
-            raise TypeError("metapath must be a list of edge types, got a single "
+            raise nwerr.TypeError("metapath must be a list of edge types, got a single "
                             f"{type(metapath).__name__} {metapath!r}")
         cts = [g.to_canonical_etype(e) for e in metapath]
         rel_cts = cts
         if not cts:
-            raise ValueError("metapath must hold at least one edge type")
+            raise nwerr.ValueError("metapath must hold at least one edge type")
     rels, steps = walk_relations(g, rel_cts, prob)
     ids, _ = as_int_array(nodes, "nodes")
     traces, eids, types = _C.sampling.random_walk(rels, steps[:len(cts)], ids, _restart_arg(restart_prob),
@@ -189,11 +190,11 @@ def node2vec_random_walk(g: Any, nodes: Any, p: float, q: float, walk_length: in
     [[0, 1, 0, 1, 0], [0, 1, 0, 1, 0], [0, 1, 0, 1, 0], [0, 1, 0, 1, 0]]
     """
     if len(g.ntypes) != 1 or len(g.canonical_etypes) != 1:
-        raise ValueError("node2vec_random_walk needs a graph with one node type and one edge type, got "
+        raise nwerr.ValueError("node2vec_random_walk needs a graph with one node type and one edge type, got "
                          f"node types {g.ntypes} and edge types {g.canonical_etypes}")
     for name, v in (("p", p), ("q", q)):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-            raise TypeError(f"{name} must be a number, got {type(v).__name__}")
+            raise nwerr.TypeError(f"{name} must be a number, got {type(v).__name__}")
     walk_length = _check_length(walk_length, "walk_length")
     rels, _ = walk_relations(g, [g.canonical_etypes[0]], prob)
     ids, _ = as_int_array(nodes, "nodes")

@@ -5,7 +5,7 @@
 >>> probability(1.5, "p", "DropEdge")
 Traceback (most recent call last):
 ...
-ValueError: DropEdge: p must be a probability in [0, 1], got 1.5
+nodeweave.errors.ValueError: DropEdge: p must be a probability in [0, 1], got 1.5
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import math
 from typing import Any, Sequence
 
 import numpy as np
+from nodeweave import errors as nwerr
 
 __all__ = ["probability", "number", "positive_int", "feature_names", "flag", "name_or_none",
            "graph", "homogeneous"]
@@ -23,9 +24,9 @@ def number(value: Any, name: str, cls: str, low: float | None = None) -> float:
     """``value`` as a float (a finite real number, at least ``low`` when given)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not math.isfinite(float(value)):
-        raise TypeError(f"{cls}: {name} must be a finite number, got {value!r}")
+        raise nwerr.TypeError(f"{cls}: {name} must be a finite number, got {value!r}")
     if low is not None and value < low:
-        raise ValueError(f"{cls}: {name} must be at least {low}, got {value!r}")
+        raise nwerr.ValueError(f"{cls}: {name} must be at least {low}, got {value!r}")
     return float(value)
 
 
@@ -33,7 +34,7 @@ def probability(value: Any, name: str, cls: str) -> float:
     """``value`` as a float in ``[0, 1]``."""
     v = number(value, name, cls)
     if not 0.0 <= v <= 1.0:
-        raise ValueError(f"{cls}: {name} must be a probability in [0, 1], got {value!r}")
+        raise nwerr.ValueError(f"{cls}: {name} must be a probability in [0, 1], got {value!r}")
     return v
 
 
@@ -41,7 +42,7 @@ def positive_int(value: Any, name: str, cls: str, allow_zero: bool = False) -> i
     """``value`` if it is a positive (or, with ``allow_zero``, non-negative) int."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
             or value < (0 if allow_zero else 1):
-        raise ValueError(f"{cls}: {name} must be a {'non-negative' if allow_zero else 'positive'} int, "
+        raise nwerr.ValueError(f"{cls}: {name} must be a {'non-negative' if allow_zero else 'positive'} int, "
                          f"got {value!r}")
     return int(value)
 
@@ -50,13 +51,13 @@ def flag(value: Any, name: str, cls: str) -> bool:
     """``value`` if it is a bool (NumPy's included); TypeError naming ``name`` otherwise (also used
     by the datasets' and loaders' switches)."""
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{cls}: {name} must be True or False, got {value!r}")
+        raise nwerr.TypeError(f"{cls}: {name} must be True or False, got {value!r}")
     return bool(value)
 
 
 def name_or_none(value: Any, name: str, cls: str) -> str | None:
     if value is not None and not isinstance(value, str):
-        raise TypeError(f"{cls}: {name} must be a feature name (str) or None, got {value!r}")
+        raise nwerr.TypeError(f"{cls}: {name} must be a feature name (str) or None, got {value!r}")
     return value
 
 
@@ -67,7 +68,7 @@ def feature_names(value: Any, name: str, cls: str) -> list[str]:
         return []
     if isinstance(value, str) or not isinstance(value, Sequence) or \
             not all(isinstance(v, str) for v in value):
-        raise TypeError(f"{cls}: {name} must be a list of feature names or None, got {value!r}")
+        raise nwerr.TypeError(f"{cls}: {name} must be a list of feature names or None, got {value!r}")
     return list(value)
 
 
@@ -76,7 +77,7 @@ def graph(g: Any, cls: str) -> Any:
     from nodeweave.graph.heterograph import HeteroGraph
 
     if not isinstance(g, HeteroGraph):
-        raise TypeError(f"{cls} takes a nodeweave graph, got {type(g).__name__}")
+        raise nwerr.TypeError(f"{cls} takes a nodeweave graph, got {type(g).__name__}")
     return g
 
 

@@ -25,6 +25,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from nodeweave.graph.transforms._common import _coo
+from nodeweave import errors as nwerr
 
 __all__ = ["same_type_relations", "relation_graph", "node_outputs", "is_homogeneous"]
 
@@ -65,7 +66,7 @@ def node_outputs(g: Any, compute: Callable[[Any], dict[str, Any]], cls: str,
     try:
         hom = nw.to_homogeneous(g, ndata=list(ndata), edata=list(edata), store_type=False)
     except ValueError as e:
-        raise ValueError(f"{cls} on a heterograph works on all its node and edge types as one graph, which "
+        raise nwerr.ValueError(f"{cls} on a heterograph works on all its node and edge types as one graph, which "
                          f"needs the features {list(ndata) + list(edata)} on every type: {e}") from None
     outs = compute(hom)
     bounds = np.concatenate([[0], np.cumsum([g.num_nodes(nt) for nt in g.ntypes])]).astype(np.int64)

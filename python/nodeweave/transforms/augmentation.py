@@ -29,6 +29,7 @@ from nodeweave.transforms._checks import feature_names, number, probability
 from nodeweave.transforms._rebuild import with_edges
 from nodeweave.transforms.base import BaseTransform
 from nodeweave.transforms.normalization import map_features
+from nodeweave import errors as nwerr
 
 __all__ = ["DropNode", "DropEdge", "AddEdge", "FeatMask", "NodeShuffle"]
 
@@ -178,7 +179,7 @@ class FeatMask(BaseTransform):
             B = backend.of(feat)
             shape = B.shape(feat)
             if len(shape) < 2:
-                raise ValueError(f"FeatMask: {where} has shape {shape}; masking columns needs at least "
+                raise nwerr.ValueError(f"FeatMask: {where} has shape {shape}; masking columns needs at least "
                                  "two dimensions")
             cols = rng.random(shape[-1]) < self.p
             return feat.masked_fill(B.from_numpy(cols, B.device_str(feat)), 0)

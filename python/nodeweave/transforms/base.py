@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import abc
 from typing import Any, Callable, Sequence
+from nodeweave import errors as nwerr
 
 __all__ = ["BaseTransform", "Compose"]
 
@@ -63,10 +64,10 @@ class Compose(BaseTransform):
 
     def __init__(self, transforms: Sequence[Callable[[Any], Any]]) -> None:
         if isinstance(transforms, (str, bytes)) or not isinstance(transforms, Sequence):
-            raise TypeError(f"Compose: transforms must be a list of callables, got {type(transforms).__name__}")
+            raise nwerr.TypeError(f"Compose: transforms must be a list of callables, got {type(transforms).__name__}")
         for i, t in enumerate(transforms):
             if not callable(t):
-                raise TypeError(f"Compose: transforms[{i}] is not callable: {t!r}")
+                raise nwerr.TypeError(f"Compose: transforms[{i}] is not callable: {t!r}")
         self.transforms = list(transforms)
 
     def __call__(self, g: Any) -> Any:

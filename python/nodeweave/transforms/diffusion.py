@@ -34,6 +34,7 @@ from nodeweave.graph.transforms._common import _coo, _edge_weights
 from nodeweave.transforms._checks import graph, number, positive_int
 from nodeweave.transforms._rebuild import with_edges
 from nodeweave.transforms.base import BaseTransform
+from nodeweave import errors as nwerr
 
 __all__ = ["PPR", "HeatKernel", "GDC"]
 
@@ -44,7 +45,7 @@ class _Diffusion(BaseTransform):
     def __init__(self, eweight_name: str, eps: float | None, avg_degree: int) -> None:
         cls = type(self).__name__
         if not isinstance(eweight_name, str):
-            raise TypeError(f"{cls}: eweight_name must be a feature name (str), got {eweight_name!r}")
+            raise nwerr.TypeError(f"{cls}: eweight_name must be a feature name (str), got {eweight_name!r}")
         self.eweight_name = eweight_name
         self.eps = None if eps is None else number(eps, "eps", cls)
         self.avg_degree = positive_int(avg_degree, "avg_degree", cls)
@@ -112,7 +113,7 @@ class PPR(_Diffusion):
                  avg_degree: int = 5) -> None:
         self.alpha = number(alpha, "alpha", "PPR")
         if not 0.0 < self.alpha <= 1.0:
-            raise ValueError(f"PPR: alpha must be in (0, 1], got {alpha!r}")
+            raise nwerr.ValueError(f"PPR: alpha must be in (0, 1], got {alpha!r}")
         super().__init__(eweight_name, eps, avg_degree)
 
     def _matrix(self, g: Any, a: np.ndarray) -> np.ndarray:
@@ -120,7 +121,7 @@ class PPR(_Diffusion):
         try:
             return self.alpha * np.linalg.inv(m)
         except np.linalg.LinAlgError:
-            raise ValueError(f"PPR: I - (1 - alpha) A is singular for alpha={self.alpha} and these edge "
+            raise nwerr.ValueError(f"PPR: I - (1 - alpha) A is singular for alpha={self.alpha} and these edge "
                              "weights; normalize the weights (e.g. GCNNorm) or raise alpha") from None
 
 
@@ -175,7 +176,7 @@ class GDC(_Diffusion):
     def __init__(self, coefs: Sequence[float], eweight_name: str = "w", eps: float | None = None,
                  avg_degree: int = 5) -> None:
         if isinstance(coefs, (str, bytes)) or not isinstance(coefs, Sequence) or len(coefs) == 0:
-            raise TypeError(f"GDC: coefs must be a non-empty list of numbers, got {coefs!r}")
+            raise nwerr.TypeError(f"GDC: coefs must be a non-empty list of numbers, got {coefs!r}")
         self.coefs = [number(c, f"coefs[{i}]", "GDC") for i, c in enumerate(coefs)]
         super().__init__(eweight_name, eps, avg_degree)
 

@@ -18,6 +18,7 @@ from nodeweave import function as fn
 from nodeweave.graph.transforms._common import _coo
 from nodeweave.transforms._checks import feature_names, flag
 from nodeweave.transforms.base import BaseTransform
+from nodeweave import errors as nwerr
 
 __all__ = ["GCNNorm", "RowFeatNormalizer"]
 
@@ -44,7 +45,7 @@ class GCNNorm(BaseTransform):
 
     def __init__(self, eweight_name: str = "w") -> None:
         if not isinstance(eweight_name, str):
-            raise TypeError(f"GCNNorm: eweight_name must be a feature name (str), got {eweight_name!r}")
+            raise nwerr.TypeError(f"GCNNorm: eweight_name must be a feature name (str), got {eweight_name!r}")
         self.eweight_name = eweight_name
 
     def __call__(self, g: Any) -> Any:
@@ -130,7 +131,7 @@ def map_features(g: Any, node_names: Sequence[str], edge_names: Sequence[str], f
         for name in names:
             holders = [t for t in types if name in view[t].data]
             if not holders:
-                raise KeyError(f"{cls}: the graph has no {kind} feature {name!r}")
+                raise nwerr.KeyError(f"{cls}: the graph has no {kind} feature {name!r}")
             for t in holders:
                 where = f"{kind} feature {name!r}" + (f" of type {t!r}" if len(types) > 1 else "")
                 view[t].data[name] = f(view[t].data[name], where)

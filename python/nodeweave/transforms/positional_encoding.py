@@ -20,13 +20,14 @@ from nodeweave.graph import transforms as F
 from nodeweave.transforms._checks import flag, name_or_none, positive_int
 from nodeweave.transforms._views import node_outputs
 from nodeweave.transforms.base import BaseTransform
+from nodeweave import errors as nwerr
 
 __all__ = ["LapPE", "LaplacianPE", "RandomWalkPE", "SVDPE"]
 
 
 def _name(value: Any, arg: str, cls: str) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"{cls}: {arg} must be a feature name (str), got {value!r}")
+        raise nwerr.TypeError(f"{cls}: {arg} must be a feature name (str), got {value!r}")
     return value
 
 

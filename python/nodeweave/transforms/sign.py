@@ -24,6 +24,7 @@ from nodeweave.transforms._checks import name_or_none, number, positive_int
 from nodeweave.transforms._views import node_outputs, relation_graph
 from nodeweave.transforms.base import BaseTransform
 from nodeweave.transforms.normalization import GCNNorm
+from nodeweave import errors as nwerr
 
 __all__ = ["SIGNDiffusion"]
 
@@ -68,18 +69,18 @@ class SIGNDiffusion(BaseTransform):
         self.k = positive_int(k, "k", cls)
         for arg, v in (("in_feat_name", in_feat_name), ("out_feat_name", out_feat_name)):
             if not isinstance(v, str):
-                raise TypeError(f"{cls}: {arg} must be a feature name (str), got {v!r}")
+                raise nwerr.TypeError(f"{cls}: {arg} must be a feature name (str), got {v!r}")
         self.in_feat_name, self.out_feat_name = in_feat_name, out_feat_name
         self.eweight_name = name_or_none(eweight_name, "eweight_name", cls)
         if diffuse_op not in OPS:
-            raise ValueError(f"{cls}: diffuse_op must be one of {', '.join(OPS)}, got {diffuse_op!r}")
+            raise nwerr.ValueError(f"{cls}: diffuse_op must be one of {', '.join(OPS)}, got {diffuse_op!r}")
         self.diffuse_op = diffuse_op
         self.alpha = number(alpha, "alpha", cls)
 
     def __call__(self, g: Any) -> Any:
         cls = type(self).__name__
         if not any(self.in_feat_name in g.nodes[nt].data for nt in g.ntypes):
-            raise KeyError(f"{cls}: the graph has no node feature {self.in_feat_name!r}")
+            raise nwerr.KeyError(f"{cls}: the graph has no node feature {self.in_feat_name!r}")
         weighted = self.eweight_name is not None and any(self.eweight_name in g.edges[ct].data
                                                           for ct in g.canonical_etypes)
         out = g.clone()

@@ -24,6 +24,7 @@ from nodeweave.transforms._checks import feature_names, flag, graph, homogeneous
 from nodeweave.transforms._rebuild import with_edges
 from nodeweave.transforms._views import is_homogeneous, relation_graph
 from nodeweave.transforms.base import BaseTransform
+from nodeweave import errors as nwerr
 
 __all__ = ["AddSelfLoop", "RemoveSelfLoop", "AddReverse", "ToSimple", "LineGraph", "KHopGraph",
            "AddMetaPaths", "ToLevi"]
@@ -68,10 +69,10 @@ class AddSelfLoop(BaseTransform):
         modes = ("sum", "mean", "max", "min")
         if isinstance(fill_data, str):
             if fill_data not in modes:
-                raise ValueError(f"{cls}: fill_data must be a number or one of {', '.join(modes)}, got "
+                raise nwerr.ValueError(f"{cls}: fill_data must be a number or one of {', '.join(modes)}, got "
                                  f"{fill_data!r}")
         elif isinstance(fill_data, bool) or not isinstance(fill_data, (int, float, np.integer, np.floating)):
-            raise TypeError(f"{cls}: fill_data must be a number or one of {', '.join(modes)}, got {fill_data!r}")
+            raise nwerr.TypeError(f"{cls}: fill_data must be a number or one of {', '.join(modes)}, got {fill_data!r}")
         self.fill_data = fill_data
 
     def __call__(self, g: Any) -> Any:
@@ -152,7 +153,7 @@ class AddReverse(BaseTransform):
                 continue
             rev = (ct[2], f"rev_{ct[1]}", ct[0])
             if rev in edges or rev in g.canonical_etypes:
-                raise ValueError(f"AddReverse: the reverse edge type {rev!r} of {ct!r} already exists")
+                raise nwerr.ValueError(f"AddReverse: the reverse edge type {rev!r} of {ct!r} already exists")
             edges[ct], edata[ct] = (src, dst), feats
             edges[rev] = (dst, src)
             edata[rev] = dict(feats) if self.copy_edata else {}
@@ -191,7 +192,7 @@ class ToSimple(BaseTransform):
         cls = type(self).__name__
         self.return_counts = name_or_none(return_counts, "return_counts", cls)
         if aggregator not in ("arbitrary", "sum", "mean"):
-            raise ValueError(f"{cls}: aggregator must be 'arbitrary', 'sum' or 'mean', got {aggregator!r}")
+            raise nwerr.ValueError(f"{cls}: aggregator must be 'arbitrary', 'sum' or 'mean', got {aggregator!r}")
         self.aggregator = aggregator
 
     def __call__(self, g: Any) -> Any:
@@ -292,12 +293,12 @@ class AddMetaPaths(BaseTransform):
     def __init__(self, metapaths: dict[str, Sequence[Any]], keep_orig_edges: bool = True) -> None:
         cls = type(self).__name__
         if not isinstance(metapaths, dict) or not metapaths:
-            raise TypeError(f"{cls}: metapaths must be a non-empty dict {{name: [etype, ...]}}, got {metapaths!r}")
+            raise nwerr.TypeError(f"{cls}: metapaths must be a non-empty dict {{name: [etype, ...]}}, got {metapaths!r}")
         for name, path in metapaths.items():
             if not isinstance(name, str):
-                raise TypeError(f"{cls}: metapath names must be strings, got {name!r}")
+                raise nwerr.TypeError(f"{cls}: metapath names must be strings, got {name!r}")
             if isinstance(path, (str, tuple)) or not isinstance(path, Sequence) or not path:
-                raise ValueError(f"{cls}: metapaths[{name!r}] must be a non-empty list of edge types, got {path!r}")
+                raise nwerr.ValueError(f"{cls}: metapaths[{name!r}] must be a non-empty list of edge types, got {path!r}")
         self.metapaths = {k: list(v) for k, v in metapaths.items()}
         self.keep_orig_edges = flag(keep_orig_edges, "keep_orig_edges", cls)
 
@@ -308,7 +309,7 @@ class AddMetaPaths(BaseTransform):
             (st, _, dt), = mg.canonical_etypes
             ct = (st, name, dt)
             if ct in g.canonical_etypes:
-                raise ValueError(f"AddMetaPaths: metapath {name!r} gives edge type {ct!r}, which the graph "
+                raise nwerr.ValueError(f"AddMetaPaths: metapath {name!r} gives edge type {ct!r}, which the graph "
                                  "already has")
             edges[ct] = _coo(mg, mg.canonical_etypes[0])
         if self.keep_orig_edges:

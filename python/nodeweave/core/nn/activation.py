@@ -10,6 +10,7 @@ from __future__ import annotations
 from nodeweave._C import Tensor
 from nodeweave.core.nn import functional as F
 from nodeweave.core.nn.module import Module
+from nodeweave import errors as nwerr
 
 
 class ReLU(Module):
@@ -62,7 +63,7 @@ class GELU(Module):
     def __init__(self, approximate: str = "none") -> None:
         super().__init__()
         if approximate not in ("none", "tanh"):
-            raise ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
+            raise nwerr.ValueError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
         self.approximate = approximate
 
     def forward(self, input: Tensor) -> Tensor:
@@ -121,7 +122,7 @@ class Softmax(Module):
     def __init__(self, dim: int) -> None:
         super().__init__()
         if isinstance(dim, bool) or not isinstance(dim, int):
-            raise TypeError(f"Softmax: dim must be an int, got {dim!r}")
+            raise nwerr.TypeError(f"Softmax: dim must be an int, got {dim!r}")
         self.dim = dim
 
     def forward(self, input: Tensor) -> Tensor:
@@ -137,7 +138,7 @@ class LogSoftmax(Module):
     def __init__(self, dim: int) -> None:
         super().__init__()
         if isinstance(dim, bool) or not isinstance(dim, int):
-            raise TypeError(f"LogSoftmax: dim must be an int, got {dim!r}")
+            raise nwerr.TypeError(f"LogSoftmax: dim must be an int, got {dim!r}")
         self.dim = dim
 
     def forward(self, input: Tensor) -> Tensor:

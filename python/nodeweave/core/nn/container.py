@@ -8,13 +8,14 @@ from typing import Any, Iterable, Iterator, Mapping, Optional, Tuple, Union
 from nodeweave._C import Tensor
 from nodeweave.core.nn.module import Module
 from nodeweave.core.nn.parameter import Parameter
+from nodeweave import errors as nwerr
 
 
 def _index(idx: Any, n: int, cls: str) -> int:
     if isinstance(idx, bool) or not isinstance(idx, int):
-        raise TypeError(f"{cls} indices must be integers or slices, not {type(idx).__name__}")
+        raise nwerr.TypeError(f"{cls} indices must be integers or slices, not {type(idx).__name__}")
     if not -n <= idx < n:
-        raise IndexError(f"index {idx} is out of range for {cls} of length {n}")
+        raise nwerr.IndexError(f"index {idx} is out of range for {cls} of length {n}")
     return idx + n if idx < 0 else idx
 
 
@@ -119,7 +120,7 @@ class ModuleList(Module):
 
     def extend(self, modules: Iterable[Module]) -> "ModuleList":
         if isinstance(modules, Module) and not isinstance(modules, (ModuleList, Sequential)):
-            raise TypeError(f"ModuleList.extend should be called with an iterable, got {type(modules).__name__}")
+            raise nwerr.TypeError(f"ModuleList.extend should be called with an iterable, got {type(modules).__name__}")
         for m in modules:
             self.append(m)
         return self
@@ -135,7 +136,7 @@ class ModuleList(Module):
         return self.extend(modules)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("ModuleList has no forward(); iterate over it and call each module")
+        raise nwerr.NotImplementedError("ModuleList has no forward(); iterate over it and call each module")
 
 
 class ModuleDict(Module):
@@ -154,7 +155,7 @@ class ModuleDict(Module):
 
     def __getitem__(self, key: str) -> Module:
         if key not in self._modules:
-            raise KeyError(key)
+            raise nwerr.KeyError(key)
         return self._modules[key]
 
     def __setitem__(self, key: str, module: Module) -> None:
@@ -193,11 +194,11 @@ class ModuleDict(Module):
         items = modules.items() if isinstance(modules, (Mapping, ModuleDict)) else modules
         for j, item in enumerate(items):
             if not isinstance(item, (tuple, list)) or len(item) != 2:
-                raise ValueError(f"ModuleDict.update: element #{j} should be a (key, module) pair, got {item!r}")
+                raise nwerr.ValueError(f"ModuleDict.update: element #{j} should be a (key, module) pair, got {item!r}")
             self[item[0]] = item[1]
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("ModuleDict has no forward(); look up a module and call it")
+        raise nwerr.NotImplementedError("ModuleDict has no forward(); look up a module and call it")
 
 
 class ParameterList(Module):
@@ -237,7 +238,7 @@ class ParameterList(Module):
 
     def extend(self, values: Iterable[Any]) -> "ParameterList":
         if isinstance(values, Tensor):
-            raise TypeError("ParameterList.extend should be called with an iterable of tensors, got a Tensor")
+            raise nwerr.TypeError("ParameterList.extend should be called with an iterable of tensors, got a Tensor")
         for v in values:
             self.append(v)
         return self
@@ -247,12 +248,12 @@ class ParameterList(Module):
                          for k, p in self._parameters.items())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("ParameterList has no forward(); index it")
+        raise nwerr.NotImplementedError("ParameterList has no forward(); index it")
 
 
 def _as_parameter(value: Any) -> Parameter:
     if isinstance(value, Parameter):
         return value
     if not isinstance(value, Tensor):
-        raise TypeError(f"ParameterList holds tensors, got {type(value).__name__}")
+        raise nwerr.TypeError(f"ParameterList holds tensors, got {type(value).__name__}")
     return Parameter(value, requires_grad=value.is_floating_point())

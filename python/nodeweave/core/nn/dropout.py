@@ -5,6 +5,7 @@ from __future__ import annotations
 from nodeweave._C import Tensor
 from nodeweave.core.nn import functional as F
 from nodeweave.core.nn.module import Module
+from nodeweave import errors as nwerr
 
 
 class Dropout(Module):
@@ -20,7 +21,7 @@ class Dropout(Module):
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}")
+            raise nwerr.ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}")
         self.p = float(p)
         self.inplace = inplace
 

@@ -12,6 +12,7 @@ from nodeweave.core.nn import init
 from nodeweave.core.nn.linear import _dtype_arg, _positive_int
 from nodeweave.core.nn.module import Module
 from nodeweave.core.nn.parameter import Parameter
+from nodeweave import errors as nwerr
 
 
 class Embedding(Module):
@@ -42,16 +43,16 @@ class Embedding(Module):
         self.embedding_dim = _positive_int("embedding_dim", embedding_dim, "Embedding")
         if padding_idx is not None:
             if isinstance(padding_idx, bool) or not isinstance(padding_idx, int):
-                raise TypeError(f"Embedding: padding_idx must be an int or None, got {type(padding_idx).__name__}")
+                raise nwerr.TypeError(f"Embedding: padding_idx must be an int or None, got {type(padding_idx).__name__}")
             if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ValueError(f"Embedding: padding_idx must be within num_embeddings ({num_embeddings}), "
+                raise nwerr.ValueError(f"Embedding: padding_idx must be within num_embeddings ({num_embeddings}), "
                                  f"got {padding_idx}")
             if padding_idx < 0:
                 padding_idx += num_embeddings
         if scale_grad_by_freq:
-            raise NotImplementedError("Embedding: scale_grad_by_freq=True is not supported")
+            raise nwerr.NotImplementedError("Embedding: scale_grad_by_freq=True is not supported")
         if max_norm is not None and not max_norm > 0:
-            raise ValueError(f"Embedding: max_norm must be positive, got {max_norm}")
+            raise nwerr.ValueError(f"Embedding: max_norm must be positive, got {max_norm}")
         self.padding_idx = padding_idx
         self.max_norm = max_norm
         self.norm_type = norm_type
@@ -62,7 +63,7 @@ class Embedding(Module):
             self.reset_parameters()
         else:
             if tuple(_weight.shape) != (num_embeddings, embedding_dim):
-                raise ValueError(f"Embedding: _weight must have shape ({num_embeddings}, {embedding_dim}), "
+                raise nwerr.ValueError(f"Embedding: _weight must have shape ({num_embeddings}, {embedding_dim}), "
                                  f"got {tuple(_weight.shape)}")
             self.weight = Parameter(_weight, requires_grad=not _freeze)
 
@@ -72,7 +73,7 @@ class Embedding(Module):
                         sparse: bool = False) -> "Embedding":
         """An Embedding whose weight is (a view of) ``embeddings``, frozen by default."""
         if not isinstance(embeddings, Tensor) or embeddings.dim() != 2:
-            raise ValueError("Embedding.from_pretrained: embeddings must be a 2-D Tensor")
+            raise nwerr.ValueError("Embedding.from_pretrained: embeddings must be a 2-D Tensor")
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type, sparse=sparse,
                    _weight=embeddings, _freeze=freeze)

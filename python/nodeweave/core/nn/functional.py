@@ -17,6 +17,7 @@ from nodeweave import _C
 from nodeweave._C import Tensor
 from nodeweave.core.autograd import no_grad
 from nodeweave.core.nn import _row_sparse
+from nodeweave import errors as nwerr
 
 __all__ = [
     "relu", "leaky_relu", "elu", "gelu", "sigmoid", "silu", "tanh", "softplus", "logsigmoid", "softmax",
@@ -27,7 +28,7 @@ __all__ = [
 
 def _check_tensor(name: str, value: object, fn: str) -> None:
     if not isinstance(value, Tensor):
-        raise TypeError(f"{fn}: {name} must be a Tensor, got {type(value).__name__}")
+        raise nwerr.TypeError(f"{fn}: {name} must be a Tensor, got {type(value).__name__}")
 
 
 # ---- activations ----
@@ -91,7 +92,7 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zeroes elements with probability ``p`` and scales the rest by ``1/(1-p)`` when training."""
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}")
+        raise nwerr.ValueError(f"dropout probability has to be between 0 and 1, but got {p!r}")
     out = _C.dropout(input, float(p), bool(training))
     if inplace:
         input.copy_(out)
@@ -122,12 +123,12 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None, 
     _check_tensor("input", input, "embedding")
     _check_tensor("weight", weight, "embedding")
     if weight.dim() != 2:
-        raise ValueError(f"embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape "
+        raise nwerr.ValueError(f"embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape "
                          f"{tuple(weight.shape)}")
     if padding_idx is not None:
         n = weight.shape[0]
         if not -n <= padding_idx < n:
-            raise ValueError(f"embedding: padding_idx must be within num_embeddings ({n}), got {padding_idx}")
+            raise nwerr.ValueError(f"embedding: padding_idx must be within num_embeddings ({n}), got {padding_idx}")
         padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
     if max_norm is not None:
         _renorm_rows(weight, input, float(max_norm), float(norm_type))
@@ -155,7 +156,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None, 
 def _renorm_rows(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
     # A row looked up twice is written twice with the same values, so duplicates are harmless.
     if not max_norm > 0:
-        raise ValueError(f"embedding: max_norm must be positive, got {max_norm}")
+        raise nwerr.ValueError(f"embedding: max_norm must be positive, got {max_norm}")
     with no_grad():
         flat = input.reshape([-1])
         rows = weight.index_select(0, flat)
@@ -173,7 +174,7 @@ def _check_affine(name: str, t: Optional[Tensor], shape: Tuple[int, ...], fn: st
     if t is not None:
         _check_tensor(name, t, fn)
         if tuple(t.shape) != shape:
-            raise ValueError(f"{fn}: {name} must have shape {shape}, got {tuple(t.shape)}")
+            raise nwerr.ValueError(f"{fn}: {name} must have shape {shape}, got {tuple(t.shape)}")
 
 
 def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
@@ -189,7 +190,7 @@ def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weigh
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if k == 0 or input.dim() < k or tuple(input.shape[input.dim() - k:]) != shape:
-        raise ValueError(f"layer_norm: input of shape {tuple(input.shape)} does not end with normalized_shape "
+        raise nwerr.ValueError(f"layer_norm: input of shape {tuple(input.shape)} does not end with normalized_shape "
                          f"{shape}")
     _check_affine("weight", weight, shape, "layer_norm")
     _check_affine("bias", bias, shape, "layer_norm")
@@ -232,7 +233,7 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
     """
     _check_tensor("input", input, "batch_norm")
     if input.dim() < 2:
-        raise ValueError(f"batch_norm: expected input of shape (N, C) or (N, C, L), got {tuple(input.shape)}")
+        raise nwerr.ValueError(f"batch_norm: expected input of shape (N, C) or (N, C, L), got {tuple(input.shape)}")
     c = input.shape[1]
     stat_shape = [1, c] + [1] * (input.dim() - 2)
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
@@ -243,7 +244,7 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
     if training:
         n = input.numel() // c if c else 0
         if n <= 1:
-            raise ValueError(f"batch_norm: expected more than 1 value per channel when training, got input "
+            raise nwerr.ValueError(f"batch_norm: expected more than 1 value per channel when training, got input "
                              f"of shape {tuple(input.shape)}")
         mean = input.mean(dims, keepdim=True)
         centered = input - mean
@@ -257,7 +258,7 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
                     running_var.copy_(running_var * (1 - momentum) + unbiased * momentum)
     else:
         if running_mean is None or running_var is None:
-            raise ValueError("batch_norm: running_mean and running_var are required when not training")
+            raise nwerr.ValueError("batch_norm: running_mean and running_var are required when not training")
         mean, var = running_mean.reshape(stat_shape), running_var.reshape(stat_shape)
         centered = input - mean
     out = centered * (var + eps).rsqrt()

@@ -17,6 +17,7 @@ from typing import Optional, Tuple
 from nodeweave import _C
 from nodeweave._C import Tensor
 from nodeweave.core.autograd import no_grad
+from nodeweave import errors as nwerr
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "xavier_uniform_",
            "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
@@ -45,18 +46,18 @@ def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
         if param is None:
             slope = 0.01
         elif isinstance(param, bool) or not isinstance(param, (int, float)):
-            raise ValueError(f"negative_slope {param!r} is not a valid number")
+            raise nwerr.ValueError(f"negative_slope {param!r} is not a valid number")
         else:
             slope = float(param)
         return math.sqrt(2.0 / (1 + slope ** 2))
     if nonlinearity == "selu":
         return 3.0 / 4
-    raise ValueError(f"Unsupported nonlinearity {nonlinearity!r}")
+    raise nwerr.ValueError(f"Unsupported nonlinearity {nonlinearity!r}")
 
 
 def _fans(tensor: Tensor) -> Tuple[int, int]:
     if tensor.dim() < 2:
-        raise ValueError(f"Fan in and fan out can not be computed for a tensor with fewer than 2 dimensions "
+        raise nwerr.ValueError(f"Fan in and fan out can not be computed for a tensor with fewer than 2 dimensions "
                          f"(got shape {tuple(tensor.shape)})")
     receptive = 1
     for s in tensor.shape[2:]:
@@ -66,16 +67,16 @@ def _fans(tensor: Tensor) -> Tuple[int, int]:
 
 def _fan(tensor: Tensor, mode: str) -> int:
     if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"Mode {mode!r} not supported, please use one of 'fan_in', 'fan_out'")
+        raise nwerr.ValueError(f"Mode {mode!r} not supported, please use one of 'fan_in', 'fan_out'")
     fan_in, fan_out = _fans(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
 
 def _check(tensor: Tensor, fn: str) -> None:
     if not isinstance(tensor, Tensor):
-        raise TypeError(f"{fn}: expected a Tensor, got {type(tensor).__name__}")
+        raise nwerr.TypeError(f"{fn}: expected a Tensor, got {type(tensor).__name__}")
     if not tensor.is_floating_point():
-        raise TypeError(f"{fn}: expected a floating point tensor, got dtype {tensor.dtype.name}")
+        raise nwerr.TypeError(f"{fn}: expected a floating point tensor, got dtype {tensor.dtype.name}")
 
 
 def _fill_from(tensor: Tensor, values: Tensor) -> Tensor:
@@ -88,7 +89,7 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
     """Fills with values drawn from U(a, b)."""
     _check(tensor, "uniform_")
     if not a <= b:
-        raise ValueError(f"uniform_: expected a <= b, got a={a}, b={b}")
+        raise nwerr.ValueError(f"uniform_: expected a <= b, got a={a}, b={b}")
     u = _C.rand(list(tensor.shape), dtype=tensor.dtype)
     return _fill_from(tensor, u * (b - a) + a)
 
@@ -97,7 +98,7 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
     """Fills with values drawn from N(mean, std^2)."""
     _check(tensor, "normal_")
     if not std >= 0:
-        raise ValueError(f"normal_: std must be non-negative, got {std}")
+        raise nwerr.ValueError(f"normal_: std must be non-negative, got {std}")
     z = _C.randn(list(tensor.shape), dtype=tensor.dtype)
     return _fill_from(tensor, z * std + mean)
 

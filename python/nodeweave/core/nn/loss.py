@@ -12,6 +12,7 @@ from typing import Optional
 from nodeweave._C import Tensor
 from nodeweave.core.nn import functional as F
 from nodeweave.core.nn.module import Module
+from nodeweave import errors as nwerr
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -20,7 +21,7 @@ class _Loss(Module):
     def __init__(self, reduction: str = "mean") -> None:
         super().__init__()
         if reduction not in _REDUCTIONS:
-            raise ValueError(f"{type(self).__name__}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+            raise nwerr.ValueError(f"{type(self).__name__}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
         self.reduction = reduction
 
 
@@ -28,7 +29,7 @@ class _WeightedLoss(_Loss):
     def __init__(self, weight: Optional[Tensor] = None, reduction: str = "mean") -> None:
         super().__init__(reduction)
         if weight is not None and not isinstance(weight, Tensor):
-            raise TypeError(f"{type(self).__name__}: weight must be a Tensor or None, got {type(weight).__name__}")
+            raise nwerr.TypeError(f"{type(self).__name__}: weight must be a Tensor or None, got {type(weight).__name__}")
         self.register_buffer("weight", weight)
 
 
@@ -39,7 +40,7 @@ class CrossEntropyLoss(_WeightedLoss):
                  label_smoothing: float = 0.0) -> None:
         super().__init__(weight, reduction)
         if not 0.0 <= label_smoothing <= 1.0:
-            raise ValueError(f"CrossEntropyLoss: label_smoothing must be in [0, 1], got {label_smoothing}")
+            raise nwerr.ValueError(f"CrossEntropyLoss: label_smoothing must be in [0, 1], got {label_smoothing}")
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 

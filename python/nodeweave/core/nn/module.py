@@ -17,6 +17,7 @@ from nodeweave.core._tensor import parse_to_args
 from nodeweave.core.autograd import no_grad
 from nodeweave.core.nn import _row_sparse
 from nodeweave.core.nn.parameter import Parameter
+from nodeweave import errors as nwerr
 
 T = TypeVar("T", bound="Module")
 
@@ -51,11 +52,11 @@ def _addindent(text: str, spaces: int) -> str:
 
 def _check_name(kind: str, name: Any) -> None:
     if not isinstance(name, str):
-        raise TypeError(f"{kind} name must be a str, got {type(name).__name__}")
+        raise nwerr.TypeError(f"{kind} name must be a str, got {type(name).__name__}")
     if name == "":
-        raise ValueError(f'{kind} name can\'t be empty string ""')
+        raise nwerr.ValueError(f'{kind} name can\'t be empty string ""')
     if "." in name:
-        raise ValueError(f"{kind} name can't contain \".\", got {name!r}")
+        raise nwerr.ValueError(f"{kind} name can't contain \".\", got {name!r}")
 
 
 class Module:
@@ -92,7 +93,7 @@ class Module:
         object.__setattr__(self, "_forward_pre_hooks", {})
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+        raise nwerr.NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not self._forward_pre_hooks and not self._forward_hooks:
@@ -124,12 +125,12 @@ class Module:
     def register_buffer(self, name: str, tensor: Optional[Tensor], persistent: bool = True) -> None:
         """Registers non-learnable state; persistent buffers are part of :meth:`state_dict`."""
         if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
+            raise nwerr.AttributeError("cannot assign buffer before Module.__init__() call")
         _check_name("buffer", name)
         if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+            raise nwerr.KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+            raise nwerr.TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                             f"(Tensor or None required)")
         self._buffers[name] = tensor
         if persistent:
@@ -140,22 +141,22 @@ class Module:
     def register_parameter(self, name: str, param: Optional[Parameter]) -> None:
         """Registers ``param`` (a :class:`Parameter` or None) under ``name``."""
         if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
+            raise nwerr.AttributeError("cannot assign parameter before Module.__init__() call")
         _check_name("parameter", name)
         if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+            raise nwerr.KeyError(f"attribute '{name}' already exists")
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+            raise nwerr.TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
                             f"(nodeweave.core.nn.Parameter or None required)")
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Optional["Module"]) -> None:
         """Registers a child module under ``name``."""
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+            raise nwerr.TypeError(f"{type(module).__name__} is not a Module subclass")
         _check_name("module", name)
         if hasattr(self, name) and name not in self._modules:
-            raise KeyError(f"attribute '{name}' already exists")
+            raise nwerr.KeyError(f"attribute '{name}' already exists")
         self._modules[name] = module
 
     register_module = add_module
@@ -168,7 +169,7 @@ class Module:
         for item in target.split("."):
             sub = mod._modules.get(item) if isinstance(mod, Module) else None
             if sub is None:
-                raise AttributeError(f"{mod._get_name()} has no submodule `{item}` (looking up '{target}')")
+                raise nwerr.AttributeError(f"{mod._get_name()} has no submodule `{item}` (looking up '{target}')")
             mod = sub
         return mod
 
@@ -176,7 +177,7 @@ class Module:
         mod_path, _, name = target.rpartition(".")
         mod = self.get_submodule(mod_path)
         if name not in mod._parameters or mod._parameters[name] is None:
-            raise AttributeError(f"{mod._get_name()} has no parameter `{name}` (looking up '{target}')")
+            raise nwerr.AttributeError(f"{mod._get_name()} has no parameter `{name}` (looking up '{target}')")
         return mod._parameters[name]
 
     def __getattr__(self, name: str) -> Any:
@@ -186,7 +187,7 @@ class Module:
             reg = d.get(registry)
             if reg is not None and name in reg:
                 return reg[name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        raise nwerr.AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value: Any) -> None:
         def remove_from(*dicts_or_sets):
@@ -200,33 +201,33 @@ class Module:
         params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
             if params is None:
-                raise AttributeError("cannot assign parameters before Module.__init__() call")
+                raise nwerr.AttributeError("cannot assign parameters before Module.__init__() call")
             remove_from(self.__dict__, self._buffers, self._modules, self._non_persistent_buffers_set)
             self.register_parameter(name, value)
             return
         if params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                raise nwerr.TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
                                 f"(nodeweave.core.nn.Parameter or None expected)")
             self.register_parameter(name, value)
             return
         modules = self.__dict__.get("_modules")
         if isinstance(value, Module):
             if modules is None:
-                raise AttributeError("cannot assign module before Module.__init__() call")
+                raise nwerr.AttributeError("cannot assign module before Module.__init__() call")
             remove_from(self.__dict__, self._parameters, self._buffers, self._non_persistent_buffers_set)
             modules[name] = value
             return
         if modules is not None and name in modules:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
+                raise nwerr.TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
                                 f"(nodeweave.core.nn.Module or None expected)")
             modules[name] = value
             return
         buffers = self.__dict__.get("_buffers")
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                raise nwerr.TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
                                 f"(Tensor or None expected)")
             buffers[name] = value
             return
@@ -310,7 +311,7 @@ class Module:
     def train(self: T, mode: bool = True) -> T:
         """Sets training mode here and in every submodule (Dropout, BatchNorm behave differently)."""
         if not isinstance(mode, bool):
-            raise TypeError(f"training mode is expected to be a bool, got {type(mode).__name__}")
+            raise nwerr.TypeError(f"training mode is expected to be a bool, got {type(mode).__name__}")
         self.training = mode
         for m in self.children():
             m.train(mode)
@@ -367,7 +368,7 @@ class Module:
         buffers; a dtype applies to floating point tensors only."""
         device, dtype = parse_to_args(args, kwargs)
         if dtype is not None and not dtype.is_floating_point:
-            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
+            raise nwerr.TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
                             f"dtype=nodeweave.core.{dtype.name}")
 
         def convert(t: Tensor) -> Tensor:
@@ -445,7 +446,7 @@ class Module:
         ValueError listing the keys; a shape mismatch always raises.
         """
         if not hasattr(state_dict, "items") or not hasattr(state_dict, "keys"):
-            raise TypeError(f"expected a dict-like state_dict, got {type(state_dict).__name__}")
+            raise nwerr.TypeError(f"expected a dict-like state_dict, got {type(state_dict).__name__}")
         missing: List[str] = []
         unexpected: List[str] = []
         errors: List[str] = []
@@ -489,7 +490,7 @@ class Module:
             if missing:
                 errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
         if errors:
-            raise ValueError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t" + "\n\t".join(errors))
+            raise nwerr.ValueError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t" + "\n\t".join(errors))
         return IncompatibleKeys(missing, unexpected)
 
     # ---- printing ----

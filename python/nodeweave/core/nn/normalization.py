@@ -11,6 +11,7 @@ from nodeweave.core.nn import init
 from nodeweave.core.nn.linear import _dtype_arg, _positive_int
 from nodeweave.core.nn.module import Module
 from nodeweave.core.nn.parameter import Parameter
+from nodeweave import errors as nwerr
 
 
 class LayerNorm(Module):
@@ -33,7 +34,7 @@ class LayerNorm(Module):
         for s in shape:
             _positive_int("normalized_shape entries", s, "LayerNorm", allow_zero=False)
         if not shape:
-            raise ValueError("LayerNorm: normalized_shape must not be empty")
+            raise nwerr.ValueError("LayerNorm: normalized_shape must not be empty")
         self.normalized_shape = shape
         self.eps = eps
         self.elementwise_affine = elementwise_affine
@@ -83,7 +84,7 @@ class BatchNorm1d(Module):
         self.num_features = _positive_int("num_features", num_features, "BatchNorm1d", allow_zero=False)
         self.eps = eps
         if momentum is not None and not 0.0 <= momentum <= 1.0:
-            raise ValueError(f"BatchNorm1d: momentum must be in [0, 1] or None, got {momentum}")
+            raise nwerr.ValueError(f"BatchNorm1d: momentum must be in [0, 1] or None, got {momentum}")
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
@@ -120,9 +121,9 @@ class BatchNorm1d(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         if not isinstance(input, Tensor):
-            raise TypeError(f"BatchNorm1d: input must be a Tensor, got {type(input).__name__}")
+            raise nwerr.TypeError(f"BatchNorm1d: input must be a Tensor, got {type(input).__name__}")
         if input.dim() not in (2, 3) or input.shape[1] != self.num_features:
-            raise ValueError(f"BatchNorm1d: expected input of shape (N, {self.num_features}) or "
+            raise nwerr.ValueError(f"BatchNorm1d: expected input of shape (N, {self.num_features}) or "
                              f"(N, {self.num_features}, L), got {tuple(input.shape)}")
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:

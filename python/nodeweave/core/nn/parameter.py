@@ -6,6 +6,7 @@ from typing import Any, Dict, Optional
 
 from nodeweave import _C
 from nodeweave._C import Tensor
+from nodeweave import errors as nwerr
 
 
 class Parameter(Tensor):
@@ -23,13 +24,13 @@ class Parameter(Tensor):
         if data is None:
             data = _C.empty(0)
         if not isinstance(data, Tensor):
-            raise TypeError(f"Parameter: data must be a Tensor, got {type(data).__name__}")
+            raise nwerr.TypeError(f"Parameter: data must be a Tensor, got {type(data).__name__}")
         # detach(): a new handle on the same storage, so the caller's tensor keeps its own
         # requires_grad and history (torch's Parameter does the same).
         Tensor.__init__(self, data.detach())
         if requires_grad:
             if not data.is_floating_point():
-                raise TypeError(f"Parameter: only floating point tensors can require gradients, got "
+                raise nwerr.TypeError(f"Parameter: only floating point tensors can require gradients, got "
                                 f"dtype {data.dtype.name}")
             self.requires_grad_(True)
 

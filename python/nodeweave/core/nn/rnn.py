@@ -29,6 +29,7 @@ from nodeweave.core.nn import init
 from nodeweave.core.nn.linear import _dtype_arg, _positive_int
 from nodeweave.core.nn.module import Module
 from nodeweave.core.nn.parameter import Parameter
+from nodeweave import errors as nwerr
 
 __all__ = ["GRUCell", "LSTMCell", "GRU", "LSTM"]
 
@@ -87,9 +88,9 @@ class _CellBase(Module):
         """Checks shapes; returns batched (input, hx) and whether the input was unbatched."""
         cls = type(self).__name__
         if not isinstance(input, Tensor):
-            raise TypeError(f"{cls}: input must be a Tensor, got {type(input).__name__}")
+            raise nwerr.TypeError(f"{cls}: input must be a Tensor, got {type(input).__name__}")
         if input.dim() not in (1, 2) or input.shape[-1] != self.input_size:
-            raise ValueError(f"{cls}: input must have shape (batch, {self.input_size}) or "
+            raise nwerr.ValueError(f"{cls}: input must have shape (batch, {self.input_size}) or "
                              f"({self.input_size},), got {tuple(input.shape)}")
         unbatched = input.dim() == 1
         if unbatched:
@@ -101,7 +102,7 @@ class _CellBase(Module):
             want = (self.hidden_size,) if unbatched else (batch, self.hidden_size)
             if not isinstance(hx, Tensor) or tuple(hx.shape) != want:
                 got = tuple(hx.shape) if isinstance(hx, Tensor) else type(hx).__name__
-                raise ValueError(f"{cls}: {name} must have shape {want}, got {got}")
+                raise nwerr.ValueError(f"{cls}: {name} must have shape {want}, got {got}")
             if unbatched:
                 hx = hx.unsqueeze(0)
         return input, hx, unbatched
@@ -169,7 +170,7 @@ class LSTMCell(_CellBase):
             c = _C.zeros(*h.shape, dtype=h.dtype, device=h.device)
         else:
             if not isinstance(hx, (tuple, list)) or len(hx) != 2:
-                raise TypeError("LSTMCell: hx must be a tuple (h, c)")
+                raise nwerr.TypeError("LSTMCell: hx must be a tuple (h, c)")
             x, h, unbatched = self._prepare(input, hx[0], "hx[0]")
             _, c, _ = self._prepare(input, hx[1], "hx[1]")
         h, c = _lstm_step(F.linear(x, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh)
@@ -188,9 +189,9 @@ class _RNNBase(Module):
         self.hidden_size = _positive_int("hidden_size", hidden_size, cls, allow_zero=False)
         self.num_layers = _positive_int("num_layers", num_layers, cls, allow_zero=False)
         if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1:
-            raise ValueError(f"{cls}: dropout must be a number in [0, 1], got {dropout!r}")
+            raise nwerr.ValueError(f"{cls}: dropout must be a number in [0, 1], got {dropout!r}")
         if proj_size:
-            raise NotImplementedError(f"{cls}: proj_size > 0 is not supported")
+            raise nwerr.NotImplementedError(f"{cls}: proj_size > 0 is not supported")
         self.bias = bool(bias)
         self.batch_first = bool(batch_first)
         self.dropout = float(dropout)
@@ -226,14 +227,14 @@ class _RNNBase(Module):
     def _check_hidden(self, t: Any, name: str, want: Tuple[int, ...]) -> None:
         if not isinstance(t, Tensor) or tuple(t.shape) != want:
             got = tuple(t.shape) if isinstance(t, Tensor) else type(t).__name__
-            raise ValueError(f"{self.mode}: {name} must have shape {want}, got {got}")
+            raise nwerr.ValueError(f"{self.mode}: {name} must have shape {want}, got {got}")
 
     def forward(self, input: Tensor, hx: Any = None) -> Tuple[Tensor, Any]:
         mode = self.mode
         if not isinstance(input, Tensor):
-            raise TypeError(f"{mode}: input must be a Tensor, got {type(input).__name__}")
+            raise nwerr.TypeError(f"{mode}: input must be a Tensor, got {type(input).__name__}")
         if input.dim() not in (2, 3) or input.shape[-1] != self.input_size:
-            raise ValueError(f"{mode}: input must have shape (seq_len, batch, {self.input_size}) "
+            raise nwerr.ValueError(f"{mode}: input must have shape (seq_len, batch, {self.input_size}) "
                              f"(batch first when batch_first=True) or (seq_len, {self.input_size}), "
                              f"got {tuple(input.shape)}")
         unbatched = input.dim() == 2
@@ -251,7 +252,7 @@ class _RNNBase(Module):
             c0 = h0 if mode == "LSTM" else None
         elif mode == "LSTM":
             if not isinstance(hx, (tuple, list)) or len(hx) != 2:
-                raise TypeError("LSTM: hx must be a tuple (h_0, c_0)")
+                raise nwerr.TypeError("LSTM: hx must be a tuple (h_0, c_0)")
             self._check_hidden(hx[0], "hx[0] (h_0)", want)
             self._check_hidden(hx[1], "hx[1] (c_0)", want)
             h0, c0 = (hx[0].unsqueeze(1), hx[1].unsqueeze(1)) if unbatched else hx

@@ -18,6 +18,7 @@ from nodeweave import _C
 from nodeweave._C import Tensor
 from nodeweave.core.autograd import no_grad
 from nodeweave.core.nn import _row_sparse
+from nodeweave import errors as nwerr
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
 
@@ -30,7 +31,7 @@ def _with_grad(parameters: _Params) -> List[Tensor]:
     out = []
     for i, p in enumerate(parameters):
         if not isinstance(p, Tensor):
-            raise TypeError(f"parameters[{i}] must be a Tensor, got {type(p).__name__}")
+            raise nwerr.TypeError(f"parameters[{i}] must be a Tensor, got {type(p).__name__}")
         if p.grad is not None:
             out.append(p)
     return out
@@ -39,10 +40,10 @@ def _with_grad(parameters: _Params) -> List[Tensor]:
 def _norm_type(value: Union[float, int, str]) -> float:
     if isinstance(value, str):
         if value.lower() != "inf":
-            raise ValueError(f"norm_type must be a positive number or 'inf', got {value!r}")
+            raise nwerr.ValueError(f"norm_type must be a positive number or 'inf', got {value!r}")
         return math.inf
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ValueError(f"norm_type must be a positive number or inf, got {value!r}")
+        raise nwerr.ValueError(f"norm_type must be a positive number or inf, got {value!r}")
     return float(value)
 
 
@@ -56,13 +57,13 @@ def clip_grad_norm_(parameters: _Params, max_norm: float, norm_type: Union[float
     """
     p_type = _norm_type(norm_type)
     if isinstance(max_norm, bool) or not isinstance(max_norm, (int, float)) or math.isnan(max_norm) or max_norm < 0:
-        raise ValueError(f"max_norm must be a non-negative number, got {max_norm!r}")
+        raise nwerr.ValueError(f"max_norm must be a non-negative number, got {max_norm!r}")
     params = _with_grad(parameters)
     grads = [p.grad for p in params]
     dtype = _C.dtype.float64 if any(g.dtype == _C.dtype.float64 for g in grads) else _C.dtype.float32
     total = _C._total_norm(grads, p_type) if grads else 0.0
     if error_if_nonfinite and not math.isfinite(total):
-        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite "
+        raise nwerr.RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite "
                            f"({total}), so it cannot be clipped; pass error_if_nonfinite=False to clip anyway")
     coef = max_norm / (total + 1e-6)
     if coef < 1.0 or math.isnan(coef):
@@ -76,7 +77,7 @@ def clip_grad_norm_(parameters: _Params, max_norm: float, norm_type: Union[float
 def clip_grad_value_(parameters: _Params, clip_value: float) -> None:
     """Clamps every gradient element into ``[-clip_value, clip_value]``."""
     if isinstance(clip_value, bool) or not isinstance(clip_value, (int, float)) or not clip_value >= 0:
-        raise ValueError(f"clip_value must be a non-negative number, got {clip_value!r}")
+        raise nwerr.ValueError(f"clip_value must be a non-negative number, got {clip_value!r}")
     lo, hi = -float(clip_value), float(clip_value)
     with no_grad():
         for p in _with_grad(parameters):

@@ -20,6 +20,7 @@ import types
 from typing import Any, Callable, Dict, List, Sequence, Union
 
 from nodeweave.core.optim.optimizer import Optimizer
+from nodeweave import errors as nwerr
 
 
 class LRScheduler:
@@ -27,9 +28,9 @@ class LRScheduler:
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"optimizer must be a nodeweave.core.optim.Optimizer, got {type(optimizer).__name__}")
+            raise nwerr.TypeError(f"optimizer must be a nodeweave.core.optim.Optimizer, got {type(optimizer).__name__}")
         if not isinstance(last_epoch, int) or last_epoch < -1:
-            raise ValueError(f"last_epoch must be an int >= -1, got {last_epoch!r}")
+            raise nwerr.ValueError(f"last_epoch must be an int >= -1, got {last_epoch!r}")
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
@@ -37,7 +38,7 @@ class LRScheduler:
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
-                    raise ValueError(f"param 'initial_lr' is not specified in param_groups[{i}] when "
+                    raise nwerr.ValueError(f"param 'initial_lr' is not specified in param_groups[{i}] when "
                                      f"resuming a schedule (last_epoch={last_epoch})")
         self.base_lrs: List[float] = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
@@ -49,7 +50,7 @@ class LRScheduler:
             self._is_initial = False
 
     def get_lr(self) -> List[float]:
-        raise NotImplementedError(f"{type(self).__name__} must implement get_lr")
+        raise nwerr.NotImplementedError(f"{type(self).__name__} must implement get_lr")
 
     def step(self) -> None:
         """Advances the schedule by one epoch and writes the new rates into the optimizer."""
@@ -69,7 +70,7 @@ class LRScheduler:
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         if not isinstance(state_dict, dict):
-            raise TypeError(f"state_dict must be a dict, got {type(state_dict).__name__}")
+            raise nwerr.TypeError(f"state_dict must be a dict, got {type(state_dict).__name__}")
         self.__dict__.update(state_dict)
 
     def _group_lrs(self) -> List[float]:
@@ -78,7 +79,7 @@ class LRScheduler:
 
 def _check_positive_int(name: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
+        raise nwerr.ValueError(f"{name} must be a positive int, got {value!r}")
 
 
 class StepLR(LRScheduler):
@@ -166,7 +167,7 @@ class LambdaLR(LRScheduler):
         else:
             lambdas = list(lr_lambda)
             if len(lambdas) != n:
-                raise ValueError(f"expected {n} lr_lambdas (one per parameter group), got {len(lambdas)}")
+                raise nwerr.ValueError(f"expected {n} lr_lambdas (one per parameter group), got {len(lambdas)}")
             self.lr_lambdas = lambdas
         super().__init__(optimizer, last_epoch)
 

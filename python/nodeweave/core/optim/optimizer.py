@@ -23,6 +23,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 from nodeweave import _C
 from nodeweave._C import Tensor
 from nodeweave.core.nn import _row_sparse
+from nodeweave import errors as nwerr
 
 ParamsT = Union[Iterable[Tensor], Iterable[Dict[str, Any]]]
 
@@ -33,19 +34,19 @@ def check_number(name: str, value: Any, low: float = 0.0, high: Optional[float] 
                  high_inclusive: bool = False) -> None:
     """Raises ValueError unless ``low <= value`` (and ``value < high``, or ``<=``), naming the value."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"Invalid {name}: expected a number, got {type(value).__name__} {value!r}")
+        raise nwerr.TypeError(f"Invalid {name}: expected a number, got {type(value).__name__} {value!r}")
     ok = math.isfinite(value) and value >= low
     if high is not None:
         ok = ok and (value <= high if high_inclusive else value < high)
     if not ok:
         bound = f"[{low}, {high}{']' if high_inclusive else ')'}" if high is not None else f">= {low}"
-        raise ValueError(f"Invalid {name} value: {value} (expected {bound})")
+        raise nwerr.ValueError(f"Invalid {name} value: {value} (expected {bound})")
 
 
 def check_betas(betas: Any) -> None:
     """Validates Adam-style ``betas``: a pair of numbers in [0, 1)."""
     if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-        raise ValueError(f"Invalid betas: expected a pair (beta1, beta2), got {betas!r}")
+        raise nwerr.ValueError(f"Invalid betas: expected a pair (beta1, beta2), got {betas!r}")
     check_number("beta parameter at index 0", betas[0], 0.0, 1.0)
     check_number("beta parameter at index 1", betas[1], 0.0, 1.0)
 
@@ -77,14 +78,14 @@ class Optimizer:
         self.state: Dict[Tensor, Dict[str, Any]] = defaultdict(dict)
         self.param_groups: List[Dict[str, Any]] = []
         if isinstance(params, Tensor):
-            raise TypeError("params must be an iterable of Tensors or dicts, but got a Tensor; "
+            raise nwerr.TypeError("params must be an iterable of Tensors or dicts, but got a Tensor; "
                             "wrap it in a list")
         if isinstance(params, (set, frozenset)):
-            raise TypeError("params must be an ordered iterable (list, tuple, generator); "
+            raise nwerr.TypeError("params must be an ordered iterable (list, tuple, generator); "
                             "a set's order varies between runs")
         groups = list(params)
         if not groups:
-            raise ValueError("optimizer got an empty parameter list")
+            raise nwerr.ValueError("optimizer got an empty parameter list")
         if not isinstance(groups[0], dict):
             groups = [{"params": groups}]
         for g in groups:
@@ -94,42 +95,42 @@ class Optimizer:
     def add_param_group(self, param_group: Dict[str, Any]) -> None:
         """Adds a group of parameters with its own options (missing options take the defaults)."""
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, got {type(param_group).__name__}")
+            raise nwerr.TypeError(f"param_group must be a dict, got {type(param_group).__name__}")
         if "params" not in param_group:
-            raise ValueError("param_group must have a 'params' entry")
+            raise nwerr.ValueError("param_group must have a 'params' entry")
         params = param_group["params"]
         if isinstance(params, Tensor):
             params = [params]
         elif isinstance(params, (set, frozenset)):
-            raise TypeError("param_group['params'] must be an ordered iterable, not a set")
+            raise nwerr.TypeError("param_group['params'] must be an ordered iterable, not a set")
         params = list(params)
         seen = set()
         for i, p in enumerate(params):
             if not isinstance(p, Tensor):
-                raise TypeError(f"param_group['params'][{i}] must be a Tensor, got {type(p).__name__}")
+                raise nwerr.TypeError(f"param_group['params'][{i}] must be a Tensor, got {type(p).__name__}")
             if not p.is_leaf:
-                raise ValueError(f"can't optimize a non-leaf Tensor (param_group['params'][{i}])")
+                raise nwerr.ValueError(f"can't optimize a non-leaf Tensor (param_group['params'][{i}])")
             if p.dtype.name not in _FUSED_DTYPES:
-                raise TypeError(f"param_group['params'][{i}] has dtype {p.dtype.name}; optimizers "
+                raise nwerr.TypeError(f"param_group['params'][{i}] has dtype {p.dtype.name}; optimizers "
                                 f"support {' and '.join(_FUSED_DTYPES)} parameters")
             if id(p) in seen:
-                raise ValueError(f"param_group['params'][{i}] appears twice in the same group")
+                raise nwerr.ValueError(f"param_group['params'][{i}] appears twice in the same group")
             seen.add(id(p))
         for g in self.param_groups:
             for p in g["params"]:
                 if id(p) in seen:
-                    raise ValueError("some parameters appear in more than one parameter group")
+                    raise nwerr.ValueError("some parameters appear in more than one parameter group")
         group = dict(param_group)
         group["params"] = params
         for name, default in self.defaults.items():
             if default is required and name not in group:
-                raise ValueError(f"parameter group didn't specify a value of required option '{name}'")
+                raise nwerr.ValueError(f"parameter group didn't specify a value of required option '{name}'")
             group.setdefault(name, default)
         self._check_group(group)
         self.param_groups.append(group)
 
     def _check_group(self, group: Dict[str, Any]) -> None:
-        """Validates a group's options; subclasses raise ValueError naming the bad option."""
+        """Validates a group's options; subclasses raise nwerr.ValueError naming the bad option."""
 
     # ---- steps ----
     def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
@@ -147,7 +148,7 @@ class Optimizer:
         return loss
 
     def _update_group(self, group: Dict[str, Any]) -> None:
-        raise NotImplementedError(f"{type(self).__name__} must implement _update_group")
+        raise nwerr.NotImplementedError(f"{type(self).__name__} must implement _update_group")
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Resets every parameter's gradient: to None (the default), or to zeros."""
@@ -181,35 +182,35 @@ class Optimizer:
         """Restores options and state saved by :meth:`state_dict`; tensors are copied and cast to
         each parameter's dtype (the ``step`` count is kept as is)."""
         if not isinstance(state_dict, dict):
-            raise TypeError(f"state_dict must be a dict, got {type(state_dict).__name__}")
+            raise nwerr.TypeError(f"state_dict must be a dict, got {type(state_dict).__name__}")
         for key in ("state", "param_groups"):
             if key not in state_dict:
-                raise ValueError(f"optimizer state_dict is missing the '{key}' entry")
+                raise nwerr.ValueError(f"optimizer state_dict is missing the '{key}' entry")
         saved_groups = state_dict["param_groups"]
         if not isinstance(saved_groups, (list, tuple)) or len(saved_groups) != len(self.param_groups):
             n = len(saved_groups) if isinstance(saved_groups, (list, tuple)) else type(saved_groups).__name__
-            raise ValueError(f"loaded state dict has {n} parameter groups, but the optimizer has "
+            raise nwerr.ValueError(f"loaded state dict has {n} parameter groups, but the optimizer has "
                              f"{len(self.param_groups)}")
         id_map: Dict[Any, Tensor] = {}
         for gi, (ours, saved) in enumerate(zip(self.param_groups, saved_groups)):
             if not isinstance(saved, dict) or "params" not in saved:
-                raise ValueError(f"loaded param_groups[{gi}] must be a dict with a 'params' entry")
+                raise nwerr.ValueError(f"loaded param_groups[{gi}] must be a dict with a 'params' entry")
             if len(saved["params"]) != len(ours["params"]):
-                raise ValueError(f"loaded param_groups[{gi}] has {len(saved['params'])} parameters, but "
+                raise nwerr.ValueError(f"loaded param_groups[{gi}] has {len(saved['params'])} parameters, but "
                                  f"the optimizer's group {gi} has {len(ours['params'])}")
             for k, p in zip(saved["params"], ours["params"]):
                 id_map[k] = p
         saved_state = state_dict["state"]
         if not isinstance(saved_state, dict):
-            raise TypeError(f"state_dict['state'] must be a dict, got {type(saved_state).__name__}")
+            raise nwerr.TypeError(f"state_dict['state'] must be a dict, got {type(saved_state).__name__}")
         new_state: Dict[Tensor, Dict[str, Any]] = defaultdict(dict)
         for k, s in saved_state.items():
             if k not in id_map:
-                raise ValueError(f"state_dict['state'] has an entry for parameter {k!r}, which is in no "
+                raise nwerr.ValueError(f"state_dict['state'] has an entry for parameter {k!r}, which is in no "
                                  f"parameter group")
             p = id_map[k]
             if not isinstance(s, dict):
-                raise TypeError(f"state_dict['state'][{k!r}] must be a dict, got {type(s).__name__}")
+                raise nwerr.TypeError(f"state_dict['state'][{k!r}] must be a dict, got {type(s).__name__}")
             new_state[p] = {name: _cast_state(name, v, p, k) for name, v in s.items()}
         for ours, saved in zip(self.param_groups, saved_groups):
             params = ours["params"]
@@ -242,7 +243,7 @@ def _cast_state(name: str, value: Any, param: Tensor, key: Any) -> Any:
     if name == "step":
         return value.clone()
     if tuple(value.shape) != tuple(param.shape):
-        raise ValueError(f"state_dict['state'][{key!r}]['{name}'] has shape {tuple(value.shape)}, but the "
+        raise nwerr.ValueError(f"state_dict['state'][{key!r}]['{name}'] has shape {tuple(value.shape)}, but the "
                          f"parameter has shape {tuple(param.shape)}")
     if value.is_floating_point() and value.dtype != param.dtype:
         value = value._cast(param.dtype)

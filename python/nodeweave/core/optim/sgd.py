@@ -7,6 +7,7 @@ from typing import Any, Dict
 from nodeweave import _C
 from nodeweave.core.nn import _row_sparse
 from nodeweave.core.optim.optimizer import Optimizer, ParamsT, check_number
+from nodeweave import errors as nwerr
 
 
 class SGD(Optimizer):
@@ -40,7 +41,7 @@ class SGD(Optimizer):
         check_number("momentum", group["momentum"])
         check_number("weight_decay", group["weight_decay"])
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
-            raise ValueError(f"Nesterov momentum requires a momentum and zero dampening, got "
+            raise nwerr.ValueError(f"Nesterov momentum requires a momentum and zero dampening, got "
                              f"momentum={group['momentum']}, dampening={group['dampening']}")
 
     def _update_group(self, group: Dict[str, Any]) -> None:

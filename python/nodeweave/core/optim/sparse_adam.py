@@ -7,6 +7,7 @@ from typing import Any, Dict, Tuple
 from nodeweave import _C
 from nodeweave.core.nn import _row_sparse
 from nodeweave.core.optim.optimizer import Optimizer, ParamsT, check_betas, check_number, step_count
+from nodeweave import errors as nwerr
 
 
 class SparseAdam(Optimizer):
@@ -41,7 +42,7 @@ class SparseAdam(Optimizer):
                 continue
             sparse = _row_sparse.rows(p)
             if sparse is None:
-                raise ValueError(f"SparseAdam: parameter {i} of shape {tuple(p.shape)} has a dense gradient; "
+                raise nwerr.ValueError(f"SparseAdam: parameter {i} of shape {tuple(p.shape)} has a dense gradient; "
                                  f"SparseAdam needs Embedding(sparse=True) gradients (use Adam otherwise)")
             state = self.state[p]
             if not state:

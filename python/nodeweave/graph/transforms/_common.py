@@ -23,6 +23,7 @@ import numpy as np
 from nodeweave import backend
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import HeteroGraph, RelationGraph
+from nodeweave import errors as nwerr
 
 NID = "_ID"
 """Feature name of original node ids (DGL's ``dgl.NID``)."""
@@ -38,14 +39,14 @@ Canonical = tuple
 
 def _check_graph(g: Any, name: str = "g") -> HeteroGraph:
     if not isinstance(g, HeteroGraph):
-        raise TypeError(f"{name} must be a nodeweave graph, got {type(g).__name__}")
+        raise nwerr.TypeError(f"{name} must be a nodeweave graph, got {type(g).__name__}")
     return g
 
 
 def _check_k(k: Any, fn: str, low: int = 0) -> int:
     """``k`` as an int of at least ``low`` (0 or 1); ValueError naming ``fn`` otherwise."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < low:
-        raise ValueError(f"{fn}: k must be a {'positive' if low else 'non-negative'} int, got {k!r}")
+        raise nwerr.ValueError(f"{fn}: k must be a {'positive' if low else 'non-negative'} int, got {k!r}")
     return int(k)
 
 
@@ -54,12 +55,12 @@ def _edge_weights(g: HeteroGraph, ct: Canonical, name: str, fn: str) -> np.ndarr
     shape ``(E,)`` or ``(E, 1)``); KeyError / ValueError naming ``fn`` otherwise."""
     frame = g._edge_frames[ct]
     if name not in frame:
-        raise KeyError(f"{fn}: the graph has no edge feature {name!r} (edge features: {sorted(frame)})")
+        raise nwerr.KeyError(f"{fn}: the graph has no edge feature {name!r} (edge features: {sorted(frame)})")
     w = backend.of(frame[name]).to_numpy(frame[name])
     if w.ndim == 2 and w.shape[1] == 1:
         w = w[:, 0]
     if w.ndim != 1:
-        raise ValueError(f"{fn}: edge weights {name!r} must have shape (num_edges,) or (num_edges, 1), "
+        raise nwerr.ValueError(f"{fn}: edge weights {name!r} must have shape (num_edges,) or (num_edges, 1), "
                          f"got {w.shape}")
     return w.astype(np.float64)
 
@@ -143,7 +144,7 @@ def _full_rows(like: Any, n: int, value: float, device: str) -> Any:
 
 def _homo_types(g: HeteroGraph, fn: str) -> tuple[str, Canonical]:
     if len(g._ntypes) != 1 or len(g._etypes) != 1:
-        raise ValueError(f"{fn} needs a graph with one node type and one edge type, got node types "
+        raise nwerr.ValueError(f"{fn} needs a graph with one node type and one edge type, got node types "
                          f"{g._ntypes} and edge types {g._etypes}")
     return g._ntypes[0], g._etypes[0]
 
@@ -157,7 +158,7 @@ def _check_unique(ids: np.ndarray, n: int, name: str) -> None:
     seen[ids] = True
     if np.count_nonzero(seen) != ids.size:
         s = np.sort(ids)
-        raise ValueError(f"{name} holds node {int(s[1:][s[1:] == s[:-1]][0])} more than once")
+        raise nwerr.ValueError(f"{name} holds node {int(s[1:][s[1:] == s[:-1]][0])} more than once")
 
 
 def _to_device(g: HeteroGraph, output_device: Any) -> HeteroGraph:

@@ -18,6 +18,7 @@ from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import HeteroGraph
 from nodeweave.graph.transforms._common import (EID, ETYPE, NID, NTYPE, _build, _check_graph, _coo,
                                                 _homo_types, _ids, _segment_ids)
+from nodeweave import errors as nwerr
 
 __all__ = ["to_homogeneous", "to_heterogeneous"]
 
@@ -34,11 +35,11 @@ def _stack_features(frames: list[Frame], names: Sequence[str] | None, what: str,
             if key not in f:
                 if n == 0:
                     continue
-                raise ValueError(f"to_homogeneous: {what} type {t!r} has no feature {key!r}")
+                raise nwerr.ValueError(f"to_homogeneous: {what} type {t!r} has no feature {key!r}")
             B = backend.of(f[key])
             s = (tuple(B.shape(f[key])[1:]), B.dtype_name(f[key]))
             if scheme is not None and s != scheme:
-                raise ValueError(f"to_homogeneous: feature {key!r} of {what} type {t!r} has row shape "
+                raise nwerr.ValueError(f"to_homogeneous: feature {key!r} of {what} type {t!r} has row shape "
                                  f"{s[0]} and dtype {s[1]}, other types have {scheme[0]} and {scheme[1]}")
             scheme = s
             parts.append(f[key])
@@ -67,7 +68,7 @@ def to_homogeneous(g: HeteroGraph, ndata: Sequence[str] | None = None, edata: Se
     _check_graph(g)
     for arg, v in (("ndata", ndata), ("edata", edata)):
         if isinstance(v, str):
-            raise TypeError(f"to_homogeneous: {arg} must be a list of feature names, got the string {v!r}")
+            raise nwerr.TypeError(f"to_homogeneous: {arg} must be a list of feature names, got the string {v!r}")
     ncount = [g._num_nodes[nt] for nt in g._ntypes]
     ecount = [g._rels[ct].num_edges for ct in g._etypes]
     offset = dict(zip(g._ntypes, np.concatenate([[0], np.cumsum(ncount)]).astype(np.int64)))
@@ -99,16 +100,16 @@ def _type_ids(frame: Frame, field: str, count: int, rows: int, what: str) -> np.
     if field not in frame:
         if rows == 0:
             return np.zeros(0, np.int64)
-        raise ValueError(f"to_heterogeneous: the graph has no {what} feature {field!r} holding type ids")
+        raise nwerr.ValueError(f"to_heterogeneous: the graph has no {what} feature {field!r} holding type ids")
     arr = backend.of(frame[field]).to_numpy(frame[field])
     if arr.ndim != 1 or arr.dtype.kind not in "iu":
-        raise ValueError(f"to_heterogeneous: {what} feature {field!r} must be a 1-D integer tensor, got "
+        raise nwerr.ValueError(f"to_heterogeneous: {what} feature {field!r} must be a 1-D integer tensor, got "
                          f"shape {arr.shape} and dtype {arr.dtype}")
     arr = arr.astype(np.int64)
     bad = (arr < 0) | (arr >= count)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"to_heterogeneous: {what} feature {field!r}[{i}] = {int(arr[i])} is not a type "
+        raise nwerr.ValueError(f"to_heterogeneous: {what} feature {field!r}[{i}] = {int(arr[i])} is not a type "
                          f"index below {count}")
     return arr
 
@@ -134,7 +135,7 @@ def to_heterogeneous(g: HeteroGraph, ntypes: Sequence[str], etypes: Sequence[str
     ntypes = list(ntypes)
     etypes = [tuple(e) if isinstance(e, (list, tuple)) else e for e in etypes]
     if len(set(ntypes)) != len(ntypes) or not all(isinstance(t, str) for t in ntypes):
-        raise ValueError(f"to_heterogeneous: ntypes must be distinct strings, got {ntypes}")
+        raise nwerr.ValueError(f"to_heterogeneous: ntypes must be distinct strings, got {ntypes}")
     n = g._num_nodes[nt0]
     ntid = _type_ids(g._node_frames[nt0], ntype_field, len(ntypes), n, "node")
     order = np.argsort(ntid, kind="stable")
@@ -158,18 +159,18 @@ def to_heterogeneous(g: HeteroGraph, ntypes: Sequence[str], etypes: Sequence[str
         st, dt = np.unique(ntid[src[e]]), np.unique(ntid[dst[e]])
         if isinstance(et, tuple):
             if len(et) != 3 or et[0] not in num_nodes or et[2] not in num_nodes:
-                raise ValueError(f"to_heterogeneous: etypes[{j}] = {et!r} is not a (src_type, etype, "
+                raise nwerr.ValueError(f"to_heterogeneous: etypes[{j}] = {et!r} is not a (src_type, etype, "
                                  f"dst_type) triple of the node types {ntypes}")
             ct = et
             if e.size and (st.tolist() != [ntypes.index(et[0])] or dt.tolist() != [ntypes.index(et[2])]):
-                raise ValueError(f"to_heterogeneous: edges of type {et!r} join node types "
+                raise nwerr.ValueError(f"to_heterogeneous: edges of type {et!r} join node types "
                                  f"{[ntypes[i] for i in st]} -> {[ntypes[i] for i in dt]}")
         else:
             if not isinstance(et, str):
-                raise TypeError(f"to_heterogeneous: etypes[{j}] must be a name or a canonical triple, "
+                raise nwerr.TypeError(f"to_heterogeneous: etypes[{j}] must be a name or a canonical triple, "
                                 f"got {et!r}")
             if len(st) > 1 or len(dt) > 1:
-                raise ValueError(f"to_heterogeneous: edges of type {et!r} join several node type pairs "
+                raise nwerr.ValueError(f"to_heterogeneous: edges of type {et!r} join several node type pairs "
                                  f"({[ntypes[i] for i in st]} -> {[ntypes[i] for i in dt]}); all edges of "
                                  "one type must share source and destination types")
             if e.size:
@@ -177,10 +178,10 @@ def to_heterogeneous(g: HeteroGraph, ntypes: Sequence[str], etypes: Sequence[str
             elif len(ntypes) == 1:
                 ct = (ntypes[0], et, ntypes[0])
             else:
-                raise ValueError(f"to_heterogeneous: edge type {et!r} has no edges, so its node types can't "
+                raise nwerr.ValueError(f"to_heterogeneous: edge type {et!r} has no edges, so its node types can't "
                                  "be inferred; pass canonical (src_type, etype, dst_type) tuples")
         if ct in coo:
-            raise ValueError(f"to_heterogeneous: edge type {ct!r} appears twice in etypes")
+            raise nwerr.ValueError(f"to_heterogeneous: edge type {ct!r} appears twice in etypes")
         coo[ct] = (local[src[e]], local[dst[e]])
         eids[ct] = e
     nframes = {}

@@ -20,6 +20,7 @@ from nodeweave.graph.transforms._common import (_check_graph, _check_k, _coo, _h
                                                 _rebuild)
 from nodeweave.graph.id_sets import node_sets
 from nodeweave.graph.transforms.subgraph import node_subgraph
+from nodeweave import errors as nwerr
 
 __all__ = ["khop_in_subgraph", "khop_out_subgraph", "khop_graph"]
 
@@ -125,7 +126,7 @@ def khop_graph(g: HeteroGraph, k: int, copy_ndata: bool = True) -> HeteroGraph:
     total = float(w.sum())
     limit = 2 ** 31 - 1 if g._idtype_name == "int32" else 2 ** 34
     if total > limit:
-        raise ValueError(f"khop_graph: the result would have {total:.3g} edges (walks of length {k}), "
+        raise nwerr.ValueError(f"khop_graph: the result would have {total:.3g} edges (walks of length {k}), "
                          f"more than the limit of {limit}")
     m = sp.identity(n, dtype=np.int64, format="csr")
     for _ in range(k):

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 
 from nodeweave.graph.heterograph import HeteroGraph
 from nodeweave.graph.transforms._common import _build, _check_graph, _coo
+from nodeweave import errors as nwerr
 
 __all__ = ["metapath_reachable_graph"]
 
@@ -48,11 +49,11 @@ def metapath_reachable_graph(g: HeteroGraph, metapath: Sequence[str | tuple]) ->
     """
     _check_graph(g)
     if isinstance(metapath, (str, tuple)) or not isinstance(metapath, Sequence) or len(metapath) == 0:
-        raise ValueError(f"metapath must be a non-empty list of edge types, got {metapath!r}")
+        raise nwerr.ValueError(f"metapath must be a non-empty list of edge types, got {metapath!r}")
     cts = [g.to_canonical_etype(et) for et in metapath]
     for i in range(1, len(cts)):
         if cts[i - 1][2] != cts[i][0]:
-            raise ValueError(f"metapath does not chain: edge type {cts[i - 1]!r} ends at node type "
+            raise nwerr.ValueError(f"metapath does not chain: edge type {cts[i - 1]!r} ends at node type "
                              f"{cts[i - 1][2]!r} but the next one, {cts[i]!r}, starts at {cts[i][0]!r}")
     reach = _relation_matrix(g, cts[0])
     for ct in cts[1:]:

@@ -23,6 +23,7 @@ from nodeweave import backend
 from nodeweave.graph.heterograph import HeteroGraph
 from nodeweave.graph.transforms._common import _check_graph, _check_k, _coo, _edge_weights, _homo_types
 from nodeweave.sampling._seed import numpy_generator
+from nodeweave import errors as nwerr
 
 __all__ = ["random_walk_pe", "lap_pe", "laplacian_pe", "svd_pe"]
 
@@ -82,7 +83,7 @@ def _normalized_laplacian(g: HeteroGraph, fn: str) -> sp.csr_matrix:
     a = _adjacency(g, fn)
     if (a != a.T).nnz:
         u, v = (x[0] for x in (a != a.T).nonzero())
-        raise ValueError(f"{fn} needs a bidirected graph (edge u -> v as often as v -> u), but nodes {u} and "
+        raise nwerr.ValueError(f"{fn} needs a bidirected graph (edge u -> v as often as v -> u), but nodes {u} and "
                          f"{v} are joined {int(a[u, v])} time(s) one way and {int(a[v, u])} the other; "
                          "see nw.to_bidirected")
     n = a.shape[0]
@@ -144,7 +145,7 @@ def lap_pe(g: HeteroGraph, k: int, padding: bool = False, return_eigval: bool = 
     lap = _normalized_laplacian(g, "lap_pe")
     n = lap.shape[0]
     if n <= k and not padding:
-        raise ValueError(f"lap_pe: k must be smaller than the number of nodes, got k={k} for {n} nodes "
+        raise nwerr.ValueError(f"lap_pe: k must be smaller than the number of nodes, got k={k} for {n} nodes "
                          "(pass padding=True to pad with zeros)")
     m = min(k, n - 1) if n else 0  # eigenvectors that exist after skipping the trivial one
     vals, vecs = _smallest_eigenpairs(lap, m + 1) if m > 0 else (np.zeros(0), np.zeros((n, 0)))
@@ -192,7 +193,7 @@ def svd_pe(g: HeteroGraph, k: int, padding: bool = False, random_flip: bool = Tr
     a = _adjacency(g, "svd_pe").toarray()
     n = a.shape[0]
     if n < k and not padding:
-        raise ValueError(f"svd_pe: k must be at most the number of nodes, got k={k} for {n} nodes "
+        raise nwerr.ValueError(f"svd_pe: k must be at most the number of nodes, got k={k} for {n} nodes "
                          "(pass padding=True to pad with zeros)")
     m = min(n, k)
     u, s, vh = np.linalg.svd(a) if n else (np.zeros((0, 0)), np.zeros(0), np.zeros((0, 0)))

@@ -13,6 +13,7 @@ import numpy as np
 
 from nodeweave.graph.heterograph import HeteroGraph, as_int_array
 from nodeweave.graph.transforms._common import EID, NID, _build, _check_graph, _coo, _homo_types, _ids
+from nodeweave import errors as nwerr
 
 __all__ = ["reorder_graph"]
 
@@ -20,7 +21,7 @@ __all__ = ["reorder_graph"]
 def _check_perm(p: Any, n: int, name: str) -> np.ndarray:
     arr, _ = as_int_array(p, name)
     if len(arr) != n or not np.array_equal(np.sort(arr), np.arange(n)):
-        raise ValueError(f"{name} must be a permutation of 0..{n - 1} ({n} distinct ids), got "
+        raise nwerr.ValueError(f"{name} must be a permutation of 0..{n - 1} ({n} distinct ids), got "
                          f"{len(arr)} ids" + ("" if len(arr) != n else " that are not distinct"))
     return arr
 
@@ -62,10 +63,10 @@ def reorder_graph(g: HeteroGraph, node_permute_algo: str | None = None, edge_per
         perm = np.asarray(reverse_cuthill_mckee(a), np.int64) if n else np.zeros(0, np.int64)
     elif node_permute_algo == "custom":
         if "nodes_perm" not in cfg:
-            raise ValueError("reorder_graph: node_permute_algo='custom' needs permute_config['nodes_perm']")
+            raise nwerr.ValueError("reorder_graph: node_permute_algo='custom' needs permute_config['nodes_perm']")
         perm = _check_perm(cfg["nodes_perm"], n, "permute_config['nodes_perm']")
     else:
-        raise ValueError(f"reorder_graph: node_permute_algo must be None, 'rcmk' or 'custom', got "
+        raise nwerr.ValueError(f"reorder_graph: node_permute_algo must be None, 'rcmk' or 'custom', got "
                          f"{node_permute_algo!r}")
     inv = np.empty(n, np.int64)
     inv[perm] = np.arange(n, dtype=np.int64)
@@ -76,10 +77,10 @@ def reorder_graph(g: HeteroGraph, node_permute_algo: str | None = None, edge_per
         eperm = np.argsort(nd, kind="stable")
     elif edge_permute_algo == "custom":
         if "edges_perm" not in cfg:
-            raise ValueError("reorder_graph: edge_permute_algo='custom' needs permute_config['edges_perm']")
+            raise nwerr.ValueError("reorder_graph: edge_permute_algo='custom' needs permute_config['edges_perm']")
         eperm = _check_perm(cfg["edges_perm"], len(src), "permute_config['edges_perm']")
     else:
-        raise ValueError(f"reorder_graph: edge_permute_algo must be 'src', 'dst' or 'custom', got "
+        raise nwerr.ValueError(f"reorder_graph: edge_permute_algo must be 'src', 'dst' or 'custom', got "
                          f"{edge_permute_algo!r}")
     nf = g._node_frames[nt].subframe(perm)
     ef = g._edge_frames[ct].subframe(eperm)

@@ -25,6 +25,7 @@ from nodeweave.graph.heterograph import HeteroGraph
 from nodeweave.graph.transforms._common import (Canonical, _bne, _bnn, _check_graph, _coo, _edge_graphs,
                                                 _full_rows, _ids, _node_graphs, _rebuild, _regroup,
                                                 _shallow)
+from nodeweave import errors as nwerr
 
 __all__ = ["reverse", "add_self_loop", "remove_self_loop", "to_simple", "to_bidirected",
            "add_reverse_edges"]
@@ -78,14 +79,14 @@ def add_self_loop(g: HeteroGraph, edge_feat_names: Sequence[str] | None = None,
     modes = ("sum", "mean", "max", "min")
     if isinstance(fill_data, str):
         if fill_data not in modes:
-            raise ValueError(f"add_self_loop: fill_data must be a number or one of {', '.join(modes)}, "
+            raise nwerr.ValueError(f"add_self_loop: fill_data must be a number or one of {', '.join(modes)}, "
                              f"got {fill_data!r}")
     elif isinstance(fill_data, bool) or not isinstance(fill_data, (int, float)):
-        raise TypeError(f"add_self_loop: fill_data must be a number or one of {', '.join(modes)}, got "
+        raise nwerr.TypeError(f"add_self_loop: fill_data must be a number or one of {', '.join(modes)}, got "
                         f"{type(fill_data).__name__}")
     ct = g.to_canonical_etype(etype)
     if ct[0] != ct[2]:
-        raise ValueError(f"add_self_loop: edge type {ct!r} joins different node types; self-loops need "
+        raise nwerr.ValueError(f"add_self_loop: edge type {ct!r} joins different node types; self-loops need "
                          "an edge type whose source and destination types are the same")
     n = g._num_nodes[ct[0]]
     src, dst = _coo(g, ct)
@@ -147,7 +148,7 @@ def remove_self_loop(g: HeteroGraph, etype: str | tuple | None = None) -> Hetero
     _check_graph(g)
     ct = g.to_canonical_etype(etype)
     if ct[0] != ct[2]:
-        raise ValueError(f"remove_self_loop: edge type {ct!r} joins different node types, so it has "
+        raise nwerr.ValueError(f"remove_self_loop: edge type {ct!r} joins different node types, so it has "
                          "no self-loops")
     src, dst = _coo(g, ct)
     keep = np.flatnonzero(src != dst)
@@ -207,9 +208,9 @@ def to_simple(g: HeteroGraph, return_counts: str | None = "count", writeback_map
     """
     _check_graph(g)
     if return_counts is not None and not isinstance(return_counts, str):
-        raise TypeError(f"return_counts must be a feature name or None, got {return_counts!r}")
+        raise nwerr.TypeError(f"return_counts must be a feature name or None, got {return_counts!r}")
     if aggregator not in ("arbitrary", "sum", "mean"):
-        raise ValueError(f"to_simple: aggregator must be 'arbitrary', 'sum' or 'mean', got {aggregator!r}")
+        raise nwerr.ValueError(f"to_simple: aggregator must be 'arbitrary', 'sum' or 'mean', got {aggregator!r}")
     changed, mapping, batch_edges = {}, {}, {}
     for ct in g._etypes:
         src, dst = _coo(g, ct)
@@ -270,7 +271,7 @@ def to_bidirected(g: HeteroGraph, copy_ndata: bool = False, readonly: Any = None
     changed, batch_edges = {}, {}
     for ct in g._etypes:
         if ct[0] != ct[2]:
-            raise ValueError(f"to_bidirected: edge type {ct!r} joins different node types; every edge "
+            raise nwerr.ValueError(f"to_bidirected: edge type {ct!r} joins different node types; every edge "
                              "type must join a node type to itself")
         src, dst = _coo(g, ct)
         s2, d2 = np.concatenate([src, dst]), np.concatenate([dst, src])
@@ -309,7 +310,7 @@ def add_reverse_edges(g: HeteroGraph, readonly: Any = None, copy_ndata: bool = T
         if ct[0] != ct[2]:
             if ignore_bipartite:
                 continue
-            raise ValueError(f"add_reverse_edges: edge type {ct!r} joins different node types; pass "
+            raise nwerr.ValueError(f"add_reverse_edges: edge type {ct!r} joins different node types; pass "
                              "ignore_bipartite=True to leave such edge types unchanged")
         src, dst = _coo(g, ct)
         rev = np.flatnonzero(src != dst) if exclude_self else np.arange(len(src), dtype=np.int64)

@@ -28,6 +28,7 @@ from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import HeteroGraph, RelationGraph
 from nodeweave.graph.transforms._common import (EID, NID, Canonical, _check_graph, _check_unique, _ids, _to_device)
 from nodeweave.graph.id_sets import edge_sets, node_sets
+from nodeweave import errors as nwerr
 
 __all__ = ["node_subgraph", "edge_subgraph", "in_subgraph", "out_subgraph", "compact_graphs"]
 
@@ -225,7 +226,7 @@ def compact_graphs(graphs: HeteroGraph | Sequence[HeteroGraph], always_preserve:
     g0 = gl[0]
     for i, g in enumerate(gl[1:], 1):
         if g._num_nodes != g0._num_nodes or g._ntypes != g0._ntypes:
-            raise ValueError(f"compact_graphs: graphs[{i}] has nodes {g._num_nodes}, graphs[0] has "
+            raise nwerr.ValueError(f"compact_graphs: graphs[{i}] has nodes {g._num_nodes}, graphs[0] has "
                              f"{g0._num_nodes}; all graphs must share node types and counts")
     preserve = None
     if always_preserve is not None:

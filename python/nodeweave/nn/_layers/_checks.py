@@ -19,6 +19,7 @@ import numpy as np
 
 from ._ns import T
 from ._utils import expand_as_pair, is_block  # noqa: F401 - one copy, re-exported for the layers below
+from nodeweave import errors as nwerr
 
 __all__ = ["expand_as_pair", "is_block", "src_dst_feats", "check_rows", "check_feat_dim", "id_tensor",
            "to_numpy_ids", "relation_graph", "positive_int", "resolve_ntype"]
@@ -32,7 +33,7 @@ def positive_int(value: Any, name: str, cls: str, allow_zero: bool = False) -> i
     3
     """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (0 if allow_zero else 1):
-        raise ValueError(f"{cls}: {name} must be a {'non-negative' if allow_zero else 'positive'} int, "
+        raise nwerr.ValueError(f"{cls}: {name} must be a {'non-negative' if allow_zero else 'positive'} int, "
                          f"got {value!r}")
     return int(value)
 
@@ -44,13 +45,13 @@ def check_rows(t: Any, rows: int, name: str, what: str) -> None:
     >>> check_rows(nc.zeros(3, 2), 4, "feat", "source node")
     Traceback (most recent call last):
     ...
-    ValueError: feat must have one row per source node (4), got 3 rows (shape (3, 2))
+    nodeweave.errors.ValueError: feat must have one row per source node (4), got 3 rows (shape (3, 2))
     """
     if not isinstance(t, T.Tensor):
-        raise TypeError(f"{name} must be a tensor, got {type(t).__name__}")
+        raise nwerr.TypeError(f"{name} must be a tensor, got {type(t).__name__}")
     if t.dim() == 0 or t.shape[0] != rows:
         got = "a 0-dimensional tensor" if t.dim() == 0 else f"{t.shape[0]} rows (shape {tuple(t.shape)})"
-        raise ValueError(f"{name} must have one row per {what} ({rows}), got {got}")
+        raise nwerr.ValueError(f"{name} must have one row per {what} ({rows}), got {got}")
 
 
 def check_feat_dim(t: Any, dim: int, name: str, cls: str) -> None:
@@ -60,7 +61,7 @@ def check_feat_dim(t: Any, dim: int, name: str, cls: str) -> None:
     >>> check_feat_dim(nc.zeros(3, 2), 2, "feat", "SAGEConv")
     """
     if t.dim() != 2 or t.shape[1] != dim:
-        raise ValueError(f"{cls}: {name} must have shape (num_nodes, {dim}), got {tuple(t.shape)}")
+        raise nwerr.ValueError(f"{cls}: {name} must have shape (num_nodes, {dim}), got {tuple(t.shape)}")
 
 
 def src_dst_feats(graph: Any, feat: Any, name: str = "feat") -> Tuple[Any, Any]:
@@ -79,7 +80,7 @@ def src_dst_feats(graph: Any, feat: Any, name: str = "feat") -> Tuple[Any, Any]:
     n_src, n_dst = graph.num_src_nodes(), graph.num_dst_nodes()
     if isinstance(feat, (tuple, list)):
         if len(feat) != 2:
-            raise ValueError(f"{name} must be a tensor or a (source, destination) pair, got {len(feat)} items")
+            raise nwerr.ValueError(f"{name} must be a tensor or a (source, destination) pair, got {len(feat)} items")
         check_rows(feat[0], n_src, f"{name}[0]", "source node")
         check_rows(feat[1], n_dst, f"{name}[1]", "destination node")
         return feat[0], feat[1]
@@ -87,7 +88,7 @@ def src_dst_feats(graph: Any, feat: Any, name: str = "feat") -> Tuple[Any, Any]:
     if is_block(graph):
         return feat, feat[:n_dst]
     if graph.srctypes != graph.dsttypes:
-        raise ValueError(f"{name}: the graph is bipartite ({n_src} source, {n_dst} destination nodes); "
+        raise nwerr.ValueError(f"{name}: the graph is bipartite ({n_src} source, {n_dst} destination nodes); "
                          "pass a (source features, destination features) pair")
     return feat, feat
 
@@ -118,9 +119,9 @@ def to_numpy_ids(ids: Any, name: str) -> np.ndarray:
         if arr.size == 0:
             arr = arr.astype(np.int64)
     if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
+        raise nwerr.TypeError(f"{name} must hold integers, got dtype {arr.dtype}")
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+        raise nwerr.ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
     return arr.astype(np.int64, copy=False)
 
 
@@ -147,8 +148,8 @@ def resolve_ntype(g: Any, ntype: Optional[str], what: str = "ntype") -> str:
     """
     if ntype is None:
         if len(g.ntypes) != 1:
-            raise ValueError(f"{what} must be given: the graph has several node types {g.ntypes}")
+            raise nwerr.ValueError(f"{what} must be given: the graph has several node types {g.ntypes}")
         return g.ntypes[0]
     if ntype not in g.ntypes:
-        raise ValueError(f"unknown node type {ntype!r} (the graph has {g.ntypes})")
+        raise nwerr.ValueError(f"unknown node type {ntype!r} (the graph has {g.ntypes})")
     return ntype

@@ -14,6 +14,7 @@ tensors they are given.
 """
 
 from nodeweave import backend as _backend
+from nodeweave import errors as nwerr
 
 _parts = __name__.split(".")
 BACKEND_NAME = _parts[-2] if len(_parts) >= 2 else ""
@@ -29,7 +30,7 @@ elif BACKEND_NAME == "native":
     nn = T.nn
     F = T.nn.functional
 else:
-    raise ImportError(f"{__name__}: the layer sources are loaded through nodeweave.nn, "
+    raise nwerr.ImportError(f"{__name__}: the layer sources are loaded through nodeweave.nn, "
                       "nodeweave.nn.native or nodeweave.nn.pytorch, not imported directly")
 
 B = _backend.get(BACKEND_NAME)

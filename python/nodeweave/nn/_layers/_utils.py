@@ -23,6 +23,7 @@ from typing import Any, Optional, Tuple
 from nodeweave import backend as _backend
 
 from ._ns import B, T
+from nodeweave import errors as nwerr
 
 __all__ = ["graph_tensor", "expand_as_pair", "is_block", "check_zero_in_degree", "degree_norm", "check_feat",
            "check_pair_feats", "check_edge_weight", "check_homogeneous", "per_graph_to_nodes"]
@@ -64,7 +65,7 @@ def expand_as_pair(input_: Any, g: Any = None) -> Tuple[Any, Any]:
     """
     if isinstance(input_, tuple):
         if len(input_) != 2:
-            raise ValueError(f"expected a (source, destination) pair, got a tuple of {len(input_)}")
+            raise nwerr.ValueError(f"expected a (source, destination) pair, got a tuple of {len(input_)}")
         return input_
     if g is not None and is_block(g):
         if isinstance(input_, Mapping):
@@ -76,7 +77,7 @@ def expand_as_pair(input_: Any, g: Any = None) -> Tuple[Any, Any]:
 def check_zero_in_degree(graph: Any, layer: str) -> None:
     """Raises ValueError (DGL's message) when some destination node has no in-edge."""
     if bool((graph_tensor(graph.in_degrees()) == 0).any()):
-        raise ValueError(f"{layer}: {ZERO_IN_DEGREE_MESSAGE}")
+        raise nwerr.ValueError(f"{layer}: {ZERO_IN_DEGREE_MESSAGE}")
 
 
 def degree_norm(graph: Any, side: str, power: float, like: Any):
@@ -97,17 +98,17 @@ def check_feat(layer: str, name: str, feat: Any, rows: Optional[int], rows_what:
     they are, e.g. "source nodes") and, when ``size`` is given, ``size`` elements in its last
     dimension."""
     if not _is_tensor(feat):
-        raise TypeError(f"{layer}: {name} must be a tensor, got {type(feat).__name__}")
+        raise nwerr.TypeError(f"{layer}: {name} must be a tensor, got {type(feat).__name__}")
     if feat.dim() < 1:
-        raise ValueError(f"{layer}: {name} must have at least one dimension, got a scalar")
+        raise nwerr.ValueError(f"{layer}: {name} must have at least one dimension, got a scalar")
     if not feat.is_floating_point():
-        raise TypeError(f"{layer}: {name} must be a floating point tensor, got dtype {feat.dtype}")
+        raise nwerr.TypeError(f"{layer}: {name} must be a floating point tensor, got dtype {feat.dtype}")
     if rows is not None and feat.shape[0] != rows:
-        raise ValueError(f"{layer}: {name} has {feat.shape[0]} rows but the graph has {rows} "
+        raise nwerr.ValueError(f"{layer}: {name} has {feat.shape[0]} rows but the graph has {rows} "
                          f"{rows_what}")
     if size is not None and (feat.dim() < 2 or feat.shape[-1] != size):
         got = f"{feat.shape[-1]} features" if feat.dim() >= 2 else "no feature dimension"
-        raise ValueError(f"{layer}: {name} of shape {tuple(feat.shape)} has {got} in its last "
+        raise nwerr.ValueError(f"{layer}: {name} of shape {tuple(feat.shape)} has {got} in its last "
                          f"dimension, expected {size_name}={size}")
 
 
@@ -121,7 +122,7 @@ def check_pair_feats(layer: str, graph: Any, feat: Any, src_size: Optional[int] 
     paired = isinstance(feat, tuple)
     if not paired:
         if need_dst and dst_size is not None and dst_size != src_size:
-            raise ValueError(f"{layer}: the module was built for (source, destination) feature "
+            raise nwerr.ValueError(f"{layer}: the module was built for (source, destination) feature "
                              f"sizes ({src_size}, {dst_size}); pass {arg} as a (src_feat, "
                              "dst_feat) pair")
         check_feat(layer, arg, feat, graph.num_src_nodes(), "source nodes", src_size)
@@ -132,7 +133,7 @@ def check_pair_feats(layer: str, graph: Any, feat: Any, src_size: Optional[int] 
             check_feat(layer, f"{arg}[1]", feat_dst, graph.num_dst_nodes(), "destination nodes",
                        dst_size)
     elif need_dst and not is_block(graph) and graph.num_dst_nodes() != graph.num_src_nodes():
-        raise ValueError(f"{layer}: the graph has {graph.num_src_nodes()} source and "
+        raise nwerr.ValueError(f"{layer}: the graph has {graph.num_src_nodes()} source and "
                          f"{graph.num_dst_nodes()} destination nodes; pass {arg} as a "
                          "(src_feat, dst_feat) pair")
     return feat_src, feat_dst
@@ -146,11 +147,11 @@ def check_edge_weight(layer: str, graph: Any, edge_weight: Any, name: str = "edg
 def check_homogeneous(layer: str, graph: Any) -> None:
     """These layers propagate features over one node set: one node type, one edge type."""
     if is_block(graph):
-        raise ValueError(f"{layer} propagates over several hops of one node set and cannot run on a block "
+        raise nwerr.ValueError(f"{layer} propagates over several hops of one node set and cannot run on a block "
                          "(a message-flow graph has separate source and destination nodes); give it a whole "
                          "graph or a sampled subgraph (ClusterGCNSampler, SAINTSampler, ShaDowKHopSampler)")
     if not graph.is_homogeneous:
-        raise ValueError(f"{layer} needs a homogeneous graph (one node type and one edge type), "
+        raise nwerr.ValueError(f"{layer} needs a homogeneous graph (one node type and one edge type), "
                          f"got node types {graph.ntypes} and edge types {graph.canonical_etypes}")
 
 
@@ -159,7 +160,7 @@ def per_graph_to_nodes(graph: Any, values: Any):
     ``b``. (``repeat_interleave`` is not in nodeweave.core, so it is an ``index_select``.)"""
     counts = [int(c) for c in graph.batch_num_nodes().tolist()]
     if values.shape[0] != len(counts):
-        raise ValueError(f"expected one value per graph of the batch ({len(counts)}), got "
+        raise nwerr.ValueError(f"expected one value per graph of the batch ({len(counts)}), got "
                          f"{values.shape[0]}")
     ids = [b for b, c in enumerate(counts) for _ in range(c)]
     index = T.as_tensor(ids, dtype=T.int64, device=values.device)

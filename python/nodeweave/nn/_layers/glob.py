@@ -19,6 +19,7 @@ from typing import Any, Optional, Tuple, Union
 from ._ns import T, nn
 from ._checks import check_rows, positive_int
 from .readout import broadcast_nodes, max_nodes, mean_nodes, softmax_nodes, sum_nodes, topk_nodes
+from nodeweave import errors as nwerr
 
 __all__ = ["SumPooling", "AvgPooling", "MaxPooling", "SortPooling", "GlobalAttentionPooling", "Set2Set"]
 
@@ -113,7 +114,7 @@ class GlobalAttentionPooling(nn.Module):
         _check_feat(graph, feat)
         gate = self.gate_nn(feat)
         if gate.dim() != 2 or gate.shape[1] != 1:
-            raise ValueError(f"GlobalAttentionPooling: gate_nn must output shape (num_nodes, 1), got "
+            raise nwerr.ValueError(f"GlobalAttentionPooling: gate_nn must output shape (num_nodes, 1), got "
                              f"{tuple(gate.shape)}")
         value = self.feat_nn(feat) if self.feat_nn is not None else feat
         gate = softmax_nodes(graph, gate)
@@ -153,7 +154,7 @@ class Set2Set(nn.Module):
     def forward(self, graph: Any, feat: Any) -> Any:
         _check_feat(graph, feat)
         if feat.dim() != 2 or feat.shape[1] != self.input_dim:
-            raise ValueError(f"Set2Set: feat must have shape (num_nodes, {self.input_dim}), got "
+            raise nwerr.ValueError(f"Set2Set: feat must have shape (num_nodes, {self.input_dim}), got "
                              f"{tuple(feat.shape)}")
         batch = graph.batch_size
         h = T.zeros((self.n_layers, batch, self.input_dim), dtype=feat.dtype, device=feat.device)

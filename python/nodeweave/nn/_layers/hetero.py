@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from ._ns import T, nn
 from ._checks import is_block, positive_int, relation_graph
+from nodeweave import errors as nwerr
 
 __all__ = ["HeteroGraphConv", "HeteroLinear", "HeteroEmbedding"]
 
@@ -82,7 +83,7 @@ class HeteroGraphConv(nn.Module):
     def __init__(self, mods: Mapping[Any, Any], aggregate: Aggregate = "sum") -> None:
         super().__init__()
         if not isinstance(mods, Mapping) or not mods:
-            raise ValueError("HeteroGraphConv: mods must be a non-empty dict {edge type: module}")
+            raise nwerr.ValueError("HeteroGraphConv: mods must be a non-empty dict {edge type: module}")
         self.mod_dict = dict(mods)
         self.mods = nn.ModuleDict({_key(k): v for k, v in mods.items()})
         # As DGL: relation graphs often leave some destination nodes without in-edges.
@@ -92,13 +93,13 @@ class HeteroGraphConv(nn.Module):
                 setter(True)
         if isinstance(aggregate, str):
             if aggregate not in _AGGREGATES:
-                raise ValueError(f"HeteroGraphConv: aggregate must be one of {', '.join(_AGGREGATES)} or a "
+                raise nwerr.ValueError(f"HeteroGraphConv: aggregate must be one of {', '.join(_AGGREGATES)} or a "
                                  f"callable, got {aggregate!r}")
             self.agg_fn = _reduce_stacked(aggregate)
         elif callable(aggregate):
             self.agg_fn = aggregate
         else:
-            raise TypeError(f"HeteroGraphConv: aggregate must be a string or a callable, got "
+            raise nwerr.TypeError(f"HeteroGraphConv: aggregate must be a string or a callable, got "
                             f"{type(aggregate).__name__}")
 
     def _lookup(self, table: Mapping[Any, Any], cet: Tuple[str, str, str], default: Any) -> Any:
@@ -113,7 +114,7 @@ class HeteroGraphConv(nn.Module):
         for key in (_key(cet), cet[1]):
             if key in mods:
                 return mods[key]
-        raise KeyError(f"HeteroGraphConv: no module for edge type {cet}; mods has {sorted(mods.keys())}")
+        raise nwerr.KeyError(f"HeteroGraphConv: no module for edge type {cet}; mods has {sorted(mods.keys())}")
 
     def forward(self, g: Any, inputs: Any, mod_args: Optional[Mapping[Any, tuple]] = None,
                 mod_kwargs: Optional[Mapping[Any, dict]] = None) -> Dict[str, Any]:
@@ -121,7 +122,7 @@ class HeteroGraphConv(nn.Module):
         mod_kwargs = mod_kwargs or {}
         if isinstance(inputs, tuple):
             if len(inputs) != 2 or not all(isinstance(d, Mapping) for d in inputs):
-                raise TypeError("HeteroGraphConv: inputs must be a dict {ntype: tensor} or a pair of such dicts")
+                raise nwerr.TypeError("HeteroGraphConv: inputs must be a dict {ntype: tensor} or a pair of such dicts")
             src_inputs, dst_inputs = inputs
         elif isinstance(inputs, Mapping):
             src_inputs = inputs
@@ -130,7 +131,7 @@ class HeteroGraphConv(nn.Module):
             else:
                 dst_inputs = inputs
         else:
-            raise TypeError(f"HeteroGraphConv: inputs must be a dict {{ntype: tensor}}, got {type(inputs).__name__}")
+            raise nwerr.TypeError(f"HeteroGraphConv: inputs must be a dict {{ntype: tensor}}, got {type(inputs).__name__}")
         outputs: Dict[str, List[Any]] = {}
         for cet in g.canonical_etypes:
             stype, _, dtype = cet
@@ -139,14 +140,14 @@ class HeteroGraphConv(nn.Module):
             if dtype not in dst_inputs:
                 if isinstance(inputs, tuple):
                     continue  # as DGL: a pair of dicts may leave destination types out
-                raise KeyError(f"HeteroGraphConv: inputs has features for source type {stype!r} of {cet} but "
+                raise nwerr.KeyError(f"HeteroGraphConv: inputs has features for source type {stype!r} of {cet} but "
                                f"none for its destination type {dtype!r}")
             mod = self._get_module(cet)
             try:
                 out = mod(relation_graph(g, cet), (src_inputs[stype], dst_inputs[dtype]),
                           *self._lookup(mod_args, cet, ()), **self._lookup(mod_kwargs, cet, {}))
             except ValueError as e:  # say which relation's inputs were wrong
-                raise ValueError(f"HeteroGraphConv, relation {cet}: {e}") from e
+                raise nwerr.ValueError(f"HeteroGraphConv, relation {cet}: {e}") from e
             outputs.setdefault(dtype, []).append(out)
         result = {}
         for ntype, values in outputs.items():
@@ -172,7 +173,7 @@ class HeteroLinear(nn.Module):
     def __init__(self, in_size: Mapping[Any, int], out_size: int, bias: bool = True) -> None:
         super().__init__()
         if not isinstance(in_size, Mapping) or not in_size:
-            raise ValueError("HeteroLinear: in_size must be a non-empty dict {type: input size}")
+            raise nwerr.ValueError("HeteroLinear: in_size must be a non-empty dict {type: input size}")
         positive_int(out_size, "out_size", "HeteroLinear")
         self.linears = nn.ModuleDict({_key(t): nn.Linear(n, out_size, bias=bias) for t, n in in_size.items()})
 
@@ -185,7 +186,7 @@ class HeteroLinear(nn.Module):
         out = {}
         for t, x in feat.items():
             if _key(t) not in self.linears:
-                raise KeyError(f"HeteroLinear: feat has type {t!r} without a Linear (types: "
+                raise nwerr.KeyError(f"HeteroLinear: feat has type {t!r} without a Linear (types: "
                                f"{sorted(self.linears.keys())})")
             out[t] = self.linears[_key(t)](x)
         return out
@@ -206,7 +207,7 @@ class HeteroEmbedding(nn.Module):
     def __init__(self, num_embeddings: Mapping[Any, int], embedding_dim: int) -> None:
         super().__init__()
         if not isinstance(num_embeddings, Mapping) or not num_embeddings:
-            raise ValueError("HeteroEmbedding: num_embeddings must be a non-empty dict {type: number of rows}")
+            raise nwerr.ValueError("HeteroEmbedding: num_embeddings must be a non-empty dict {type: number of rows}")
         positive_int(embedding_dim, "embedding_dim", "HeteroEmbedding")
         self.embeds = nn.ModuleDict({_key(t): nn.Embedding(n, embedding_dim) for t, n in num_embeddings.items()})
         self.raw_keys = {_key(t): t for t in num_embeddings}
@@ -225,7 +226,7 @@ class HeteroEmbedding(nn.Module):
         out = {}
         for t, ids in input_ids.items():
             if _key(t) not in self.embeds:
-                raise KeyError(f"HeteroEmbedding: input_ids has type {t!r} without a table (types: "
+                raise nwerr.KeyError(f"HeteroEmbedding: input_ids has type {t!r} without a table (types: "
                                f"{sorted(self.embeds.keys())})")
             out[t] = self.embeds[_key(t)](ids)
         return out

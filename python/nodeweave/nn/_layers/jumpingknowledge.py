@@ -7,6 +7,7 @@ from typing import Any, Optional, Sequence
 
 from ._ns import T, nn
 from ._checks import positive_int
+from nodeweave import errors as nwerr
 
 __all__ = ["JumpingKnowledge"]
 
@@ -52,16 +53,16 @@ class JumpingKnowledge(nn.Module):
         super().__init__()
         name = type(self).__name__
         if mode not in _MODES:
-            raise ValueError(f"{name}: mode must be 'cat', 'max' or 'lstm', got {mode!r}")
+            raise nwerr.ValueError(f"{name}: mode must be 'cat', 'max' or 'lstm', got {mode!r}")
         self.mode = mode
         if mode == "lstm":
             if in_feats is None or num_layers is None:
-                raise ValueError(f"{name}: mode='lstm' needs in_feats and num_layers")
+                raise nwerr.ValueError(f"{name}: mode='lstm' needs in_feats and num_layers")
             in_feats = positive_int(in_feats, "in_feats", name)
             num_layers = positive_int(num_layers, "num_layers", name)
             hidden = (num_layers * in_feats) // 2
             if hidden < 1:
-                raise ValueError(f"{name}: the LSTM's hidden size (num_layers * in_feats) // 2 is 0; "
+                raise nwerr.ValueError(f"{name}: the LSTM's hidden size (num_layers * in_feats) // 2 is 0; "
                                  "use more layers or features")
             self._in_feats = in_feats
             self.lstm = nn.LSTM(in_feats, hidden, bidirectional=True, batch_first=True)
@@ -77,21 +78,21 @@ class JumpingKnowledge(nn.Module):
         """The combined features: ``(N, L * D)`` for ``'cat'``, ``(N, D)`` otherwise."""
         name = type(self).__name__
         if isinstance(feat_list, T.Tensor) or not isinstance(feat_list, (list, tuple)) or not feat_list:
-            raise TypeError(f"{name}: feat_list must be a non-empty list of tensors, one per layer")
+            raise nwerr.TypeError(f"{name}: feat_list must be a non-empty list of tensors, one per layer")
         for i, feat in enumerate(feat_list):
             if not isinstance(feat, T.Tensor):
-                raise TypeError(f"{name}: feat_list[{i}] must be a tensor, got {type(feat).__name__}")
+                raise nwerr.TypeError(f"{name}: feat_list[{i}] must be a tensor, got {type(feat).__name__}")
         if self.mode == "cat":
             return T.cat(list(feat_list), dim=-1)
         shape = tuple(feat_list[0].shape)
         for i, feat in enumerate(feat_list):
             if tuple(feat.shape) != shape:
-                raise ValueError(f"{name}: mode={self.mode!r} needs every layer's features to have one "
+                raise nwerr.ValueError(f"{name}: mode={self.mode!r} needs every layer's features to have one "
                                  f"shape; feat_list[0] is {shape}, feat_list[{i}] is {tuple(feat.shape)}")
         if self.mode == "max":
             return T.stack(list(feat_list), dim=-1).max(dim=-1)[0]
         if len(shape) != 2 or shape[1] != self._in_feats:
-            raise ValueError(f"{name}: mode='lstm' needs (num_nodes, in_feats={self._in_feats}) features, "
+            raise nwerr.ValueError(f"{name}: mode='lstm' needs (num_nodes, in_feats={self._in_feats}) features, "
                              f"got {shape}")
         stacked = T.stack(list(feat_list), dim=1)               # (N, L, D): one sequence per node
         alpha = self.att(self.lstm(stacked)[0]).squeeze(-1)    # (N, L)

@@ -12,6 +12,7 @@ from nodeweave import function as fn
 from ._ns import F, T, nn
 from ._checks import positive_int
 from ._utils import check_homogeneous, degree_norm
+from nodeweave import errors as nwerr
 
 __all__ = ["LabelPropagation"]
 
@@ -62,9 +63,9 @@ class LabelPropagation(nn.Module):
         name = type(self).__name__
         self.k = positive_int(k, "k", name, allow_zero=True)
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 <= alpha <= 1.0:
-            raise ValueError(f"{name}: alpha must be a number in [0, 1], got {alpha!r}")
+            raise nwerr.ValueError(f"{name}: alpha must be a number in [0, 1], got {alpha!r}")
         if norm_type not in _NORMS:
-            raise ValueError(f"{name}: norm_type must be 'sym' or 'row', got {norm_type!r}")
+            raise nwerr.ValueError(f"{name}: norm_type must be 'sym' or 'row', got {norm_type!r}")
         self.alpha = float(alpha)
         self.norm_type = norm_type
         self.clamp = clamp
@@ -75,15 +76,15 @@ class LabelPropagation(nn.Module):
         """The label matrix ``(N, C)`` as floats."""
         name = type(self).__name__
         if not isinstance(labels, T.Tensor):
-            raise TypeError(f"{name}: labels must be a tensor, got {type(labels).__name__}")
+            raise nwerr.TypeError(f"{name}: labels must be a tensor, got {type(labels).__name__}")
         if labels.dim() == 2 and labels.shape[1] > 1:
             return labels if labels.is_floating_point() else labels.to(T.float32)
         if labels.dim() not in (1, 2) or labels.is_floating_point() or labels.dtype == T.bool:
-            raise TypeError(f"{name}: labels must be integer class ids of shape (N,) or (N, 1), or an (N, C) "
+            raise nwerr.TypeError(f"{name}: labels must be integer class ids of shape (N,) or (N, 1), or an (N, C) "
                             f"indicator matrix; got dtype {labels.dtype} and shape {tuple(labels.shape)}")
         ids = labels.reshape(-1).to(T.int64)
         if ids.numel() and int(ids.min()) < 0:
-            raise ValueError(f"{name}: class ids must be non-negative, got {int(ids.min())}")
+            raise nwerr.ValueError(f"{name}: class ids must be non-negative, got {int(ids.min())}")
         return F.one_hot(ids).to(T.float32)
 
     def _known(self, mask: Any, n: int, like: Any):
@@ -95,17 +96,17 @@ class LabelPropagation(nn.Module):
             arr = mask.detach().cpu().numpy() if isinstance(mask, T.Tensor) else np.asarray(mask)
             if arr.dtype == bool:
                 if arr.shape != (n,):
-                    raise ValueError(f"{name}: a boolean mask must have shape ({n},) (one entry per node), got "
+                    raise nwerr.ValueError(f"{name}: a boolean mask must have shape ({n},) (one entry per node), got "
                                      f"{arr.shape}")
                 known = arr
             elif arr.dtype.kind in "iu":
                 ids = arr.reshape(-1)
                 if ids.size and (ids.min() < 0 or ids.max() >= n):
-                    raise ValueError(f"{name}: mask node ids must be in [0, {n}), got {ids.min()}..{ids.max()}")
+                    raise nwerr.ValueError(f"{name}: mask node ids must be in [0, {n}), got {ids.min()}..{ids.max()}")
                 known = np.zeros(n, dtype=bool)
                 known[ids] = True
             else:
-                raise TypeError(f"{name}: mask must be a boolean tensor or node ids, got dtype {arr.dtype}")
+                raise nwerr.TypeError(f"{name}: mask must be a boolean tensor or node ids, got dtype {arr.dtype}")
         return T.from_numpy(known.reshape(n, 1).copy()).to(like.device)
 
     def forward(self, g: Any, labels: Any, mask: Any = None):
@@ -115,7 +116,7 @@ class LabelPropagation(nn.Module):
         n = g.num_nodes()
         y0 = self._targets(labels)
         if y0.shape[0] != n:
-            raise ValueError(f"{name}: labels has {y0.shape[0]} rows but the graph has {n} nodes")
+            raise nwerr.ValueError(f"{name}: labels has {y0.shape[0]} rows but the graph has {n} nodes")
         known = self._known(mask, n, y0)
         zero = T.zeros_like(y0)
         y = T.where(known, y0, zero)

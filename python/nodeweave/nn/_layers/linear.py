@@ -20,6 +20,7 @@ from nodeweave import ops
 
 from ._ns import T, nn
 from ._checks import id_tensor, positive_int, to_numpy_ids
+from nodeweave import errors as nwerr
 
 __all__ = ["TypedLinear"]
 
@@ -58,20 +59,20 @@ class TypedLinear(nn.Module):
         self.out_size = positive_int(out_size, "out_size", "TypedLinear")
         self.num_types = positive_int(num_types, "num_types", "TypedLinear")
         if regularizer not in _REGULARIZERS:
-            raise ValueError(f"TypedLinear: regularizer must be None, 'basis' or 'bdd', got {regularizer!r}")
+            raise nwerr.ValueError(f"TypedLinear: regularizer must be None, 'basis' or 'bdd', got {regularizer!r}")
         self.regularizer = regularizer
         if regularizer is None:
             self.W = nn.Parameter(T.zeros((num_types, in_size, out_size)))
             return self.reset_parameters()
         if num_bases is None:
-            raise ValueError(f"TypedLinear: num_bases is required with regularizer={regularizer!r}")
+            raise nwerr.ValueError(f"TypedLinear: num_bases is required with regularizer={regularizer!r}")
         self.num_bases = positive_int(num_bases, "num_bases", "TypedLinear")
         if regularizer == "basis":
             self.W = nn.Parameter(T.zeros((num_bases, in_size, out_size)))
             self.coeff = nn.Parameter(T.zeros((num_types, num_bases)))
         else:
             if in_size % num_bases or out_size % num_bases:
-                raise ValueError(f"TypedLinear: with regularizer='bdd', num_bases ({num_bases}) must divide "
+                raise nwerr.ValueError(f"TypedLinear: with regularizer='bdd', num_bases ({num_bases}) must divide "
                                  f"in_size ({in_size}) and out_size ({out_size})")
             self.submat_in = in_size // num_bases
             self.submat_out = out_size // num_bases
@@ -126,9 +127,9 @@ class TypedLinear(nn.Module):
         """
         t = to_numpy_ids(x_type, name)
         if len(t) != rows:
-            raise ValueError(f"{name} must have one entry per {what} ({rows}), got {len(t)}")
+            raise nwerr.ValueError(f"{name} must have one entry per {what} ({rows}), got {len(t)}")
         if t.size and (t.min() < 0 or t.max() >= self.num_types):
-            raise ValueError(f"{name} must be in [0, {self.num_types}) (the number of types), got values "
+            raise nwerr.ValueError(f"{name} must be in [0, {self.num_types}) (the number of types), got values "
                              f"{int(t.min())}..{int(t.max())}")
         return t
 
@@ -140,12 +141,12 @@ class TypedLinear(nn.Module):
         >>> TypedLinear.check_sorted(np.array([0, 1, 0]), "etypes", "presorted")
         Traceback (most recent call last):
         ...
-        ValueError: presorted=True but etypes is not sorted: etypes[2] = 0 comes after 1; ...
+        nodeweave.errors.ValueError: presorted=True but etypes is not sorted: etypes[2] = 0 comes after 1; ...
         """
         bad = np.flatnonzero(np.diff(types) < 0) if types.size else types
         if bad.size:
             i = int(bad[0]) + 1
-            raise ValueError(f"{flag}=True but {name} is not sorted: {name}[{i}] = {int(types[i])} comes after "
+            raise nwerr.ValueError(f"{flag}=True but {name} is not sorted: {name}[{i}] = {int(types[i])} comes after "
                              f"{int(types[i - 1])}; sort by type or pass {flag}=False")
 
     def typed_rows(self, x: Any, types: np.ndarray, rows: Optional[Any] = None, sorted_by_type: bool = False) -> Any:
@@ -193,14 +194,14 @@ class TypedLinear(nn.Module):
         True
         """
         if self.regularizer == "bdd":
-            raise ValueError("TypedLinear: regularizer='bdd' cannot take node-id (one-hot) input; "
+            raise nwerr.ValueError("TypedLinear: regularizer='bdd' cannot take node-id (one-hot) input; "
                              "use None or 'basis', or pass dense features")
         table = self.get_weight().reshape(self.num_types * self.in_size, self.out_size)
         return table.index_select(0, id_tensor(types, ids) * self.in_size + ids)
 
     def forward(self, x: Any, x_type: Any, sorted_by_type: bool = False) -> Any:
         if x.dim() != 2 or x.shape[1] != self.in_size:
-            raise ValueError(f"TypedLinear: x must have shape (N, {self.in_size}), got {tuple(x.shape)}")
+            raise nwerr.ValueError(f"TypedLinear: x must have shape (N, {self.in_size}), got {tuple(x.shape)}")
         types = self.check_types(x_type, x.shape[0])
         return self.typed_rows(x, types, None, sorted_by_type)
 

@@ -29,6 +29,7 @@ from nodeweave import ops
 
 from ._ns import T
 from ._checks import check_rows, id_tensor, positive_int, resolve_ntype
+from nodeweave import errors as nwerr
 
 __all__ = ["readout_nodes", "readout_edges", "sum_nodes", "sum_edges", "mean_nodes", "mean_edges",
            "max_nodes", "max_edges", "softmax_nodes", "softmax_edges", "broadcast_nodes",
@@ -54,7 +55,7 @@ def _values(graph: Any, kind: str, key: Any, feat: Feat, rows: int, name: str) -
     if isinstance(feat, str):
         data = graph.nodes[key].data if kind == "node" else graph.edges[key].data
         if feat not in data:
-            raise KeyError(f"{name}: the graph has no {kind} feature {feat!r} (it has {sorted(data.keys())})")
+            raise nwerr.KeyError(f"{name}: the graph has no {kind} feature {feat!r} (it has {sorted(data.keys())})")
         return data[feat]
     what = kind if kind == "edge" or len(graph.ntypes) == 1 else f"node of type {key!r}"
     check_rows(feat, rows, name, what)
@@ -73,7 +74,7 @@ def _weighted(graph: Any, kind: str, key: Any, feat: Feat, weight: Optional[Feat
 
 def _readout(graph: Any, kind: str, feat: Feat, weight: Optional[Feat], op: str, key: Any) -> Any:
     if op not in _OPS:
-        raise ValueError(f"op must be one of {', '.join(_OPS)}, got {op!r}")
+        raise nwerr.ValueError(f"op must be one of {', '.join(_OPS)}, got {op!r}")
     key, rows, counts = (_node_side if kind == "node" else _edge_side)(graph, key)
     return ops.segment_reduce(counts, _weighted(graph, kind, key, feat, weight, rows), op)
 
@@ -192,9 +193,9 @@ def softmax_edges(graph: Any, feat: Feat, *, etype: Any = None) -> Any:
 
 def _broadcast(counts: Any, graph_feat: Any, batch_size: int) -> Any:
     if not isinstance(graph_feat, T.Tensor):
-        raise TypeError(f"graph_feat must be a tensor, got {type(graph_feat).__name__}")
+        raise nwerr.TypeError(f"graph_feat must be a tensor, got {type(graph_feat).__name__}")
     if graph_feat.dim() == 0 or graph_feat.shape[0] != batch_size:
-        raise ValueError(f"graph_feat must have one row per graph ({batch_size}), got shape "
+        raise nwerr.ValueError(f"graph_feat must have one row per graph ({batch_size}), got shape "
                          f"{tuple(graph_feat.shape)}")
     c = counts.detach().cpu().numpy() if isinstance(counts, T.Tensor) else np.asarray(counts)
     seg = np.repeat(np.arange(len(c), dtype=np.int64), c)
@@ -227,12 +228,12 @@ def broadcast_edges(graph: Any, graph_feat: Any, *, etype: Any = None) -> Any:
 def _topk(counts_t: Any, x: Any, k: int, descending: bool, sortby: Optional[int]) -> Tuple[Any, Any]:
     """Top-k rows per segment of consecutive rows; see :func:`topk_nodes`."""
     if x.dim() != 2:
-        raise ValueError(f"feat must be 2-D (num_items, feature_size) for top-k, got shape {tuple(x.shape)}")
+        raise nwerr.ValueError(f"feat must be 2-D (num_items, feature_size) for top-k, got shape {tuple(x.shape)}")
     counts = counts_t.detach().cpu().numpy().astype(np.int64)
     B, D = len(counts), x.shape[1]
     if sortby is not None:
         if isinstance(sortby, bool) or not isinstance(sortby, (int, np.integer)) or not -D <= sortby < D:
-            raise ValueError(f"sortby must be a column index in [{-D}, {D}), got {sortby!r}")
+            raise nwerr.ValueError(f"sortby must be a column index in [{-D}, {D}), got {sortby!r}")
         sortby = int(sortby) % D
     K = max(int(counts.max()) if B else 0, k)
     # Scatter the ragged rows into a (B, K, D) block padded with a value that never wins.

@@ -10,6 +10,7 @@ from nodeweave.ops import edge_softmax
 
 from .._ns import F, T, nn
 from .._utils import check_pair_feats, check_zero_in_degree, is_block
+from nodeweave import errors as nwerr
 
 __all__ = ["AGNNConv"]
 
@@ -66,7 +67,7 @@ class AGNNConv(nn.Module):
                 check_zero_in_degree(graph, name)
             feat_src, feat_dst = check_pair_feats(name, graph, feat)
             if feat_src.dim() < 2 or tuple(feat_src.shape[1:]) != tuple(feat_dst.shape[1:]):
-                raise ValueError(f"{name}: the source and destination features must have the same "
+                raise nwerr.ValueError(f"{name}: the source and destination features must have the same "
                                  f"shape past the node dimension (at least 2-D), got "
                                  f"{tuple(feat_src.shape)} and {tuple(feat_dst.shape)}")
             norm_src = F.normalize(feat_src, p=2.0, dim=-1)

@@ -10,6 +10,7 @@ from nodeweave import function as fn
 
 from .._ns import T, nn, F
 from .._utils import check_feat, check_homogeneous, degree_norm, per_graph_to_nodes
+from nodeweave import errors as nwerr
 
 __all__ = ["ChebConv"]
 
@@ -50,7 +51,7 @@ class ChebConv(nn.Module):
                  activation: Optional[Callable[[Any], Any]] = F.relu, bias: bool = True) -> None:
         super().__init__()
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"ChebConv: k must be a positive int, got {k!r}")
+            raise nwerr.ValueError(f"ChebConv: k must be a positive int, got {k!r}")
         self._k = k
         self._in_feats = in_feats
         self._out_feats = out_feats
@@ -102,17 +103,17 @@ class ChebConv(nn.Module):
             return 2.0 / float(lambda_max)
         if isinstance(lambda_max, (list, tuple)):
             if len(lambda_max) != batch:
-                raise ValueError(f"ChebConv: lambda_max has {len(lambda_max)} values but the graph "
+                raise nwerr.ValueError(f"ChebConv: lambda_max has {len(lambda_max)} values but the graph "
                                  f"is a batch of {batch}")
             values = [float(v) for v in lambda_max]
             if len(set(values)) == 1:
                 return 2.0 / values[0]
             lambda_max = T.tensor(values, dtype=feat.dtype, device=feat.device)
         if not isinstance(lambda_max, T.Tensor):
-            raise TypeError("ChebConv: lambda_max must be a number, a list or a tensor, got "
+            raise nwerr.TypeError("ChebConv: lambda_max must be a number, a list or a tensor, got "
                             f"{type(lambda_max).__name__}")
         lam = lambda_max.to(feat).reshape(-1, 1)
         if lam.shape[0] != batch:
-            raise ValueError(f"ChebConv: lambda_max has {lam.shape[0]} values but the graph is a "
+            raise nwerr.ValueError(f"ChebConv: lambda_max has {lam.shape[0]} values but the graph is a "
                              f"batch of {batch}")
         return 2.0 / per_graph_to_nodes(graph, lam)

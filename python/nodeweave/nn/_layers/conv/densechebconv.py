@@ -11,6 +11,7 @@ import numpy as np
 from .._ns import B, T, nn
 from .._checks import positive_int
 from ._dense import dense_adj
+from nodeweave import errors as nwerr
 
 __all__ = ["DenseChebConv"]
 
@@ -71,7 +72,7 @@ class DenseChebConv(nn.Module):
         name = "DenseChebConv"
         adj = dense_adj(name, adj, feat, square=True)
         if feat.shape[1] != self._in_feats:
-            raise ValueError(f"{name}: feat has {feat.shape[1]} features, expected in_feats={self._in_feats}")
+            raise nwerr.ValueError(f"{name}: feat has {feat.shape[1]} features, expected in_feats={self._in_feats}")
         n = adj.shape[0]
         d_invsqrt = adj.sum(1).clamp(min=1).pow(-0.5)
         eye = T.eye(n, dtype=feat.dtype, device=feat.device)
@@ -98,12 +99,12 @@ class DenseChebConv(nn.Module):
             return float(vals.real.max())
         if isinstance(lambda_max, T.Tensor):
             if lambda_max.numel() != 1:
-                raise ValueError(f"DenseChebConv: lambda_max must be one number, got a tensor of shape "
+                raise nwerr.ValueError(f"DenseChebConv: lambda_max must be one number, got a tensor of shape "
                                  f"{tuple(lambda_max.shape)}")
             return lambda_max.reshape(()).to(lap)
         if isinstance(lambda_max, (list, tuple)) and len(lambda_max) == 1:
             lambda_max = lambda_max[0]
         if isinstance(lambda_max, bool) or not isinstance(lambda_max, numbers.Real):
-            raise TypeError(f"DenseChebConv: lambda_max must be a number, a one-element tensor or None, got "
+            raise nwerr.TypeError(f"DenseChebConv: lambda_max must be a number, a one-element tensor or None, got "
                             f"{type(lambda_max).__name__}")
         return float(lambda_max)

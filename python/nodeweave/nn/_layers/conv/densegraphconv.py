@@ -9,6 +9,7 @@ from typing import Any, Callable, Optional
 from .._ns import T, nn
 from .._checks import positive_int
 from ._dense import dense_adj
+from nodeweave import errors as nwerr
 
 __all__ = ["DenseGraphConv"]
 
@@ -52,7 +53,7 @@ class DenseGraphConv(nn.Module):
                  activation: Optional[Callable[[Any], Any]] = None) -> None:
         super().__init__()
         if norm not in _NORMS:
-            raise ValueError(f"DenseGraphConv: norm must be 'both', 'right' or 'none', got {norm!r}")
+            raise nwerr.ValueError(f"DenseGraphConv: norm must be 'both', 'right' or 'none', got {norm!r}")
         self._in_feats = positive_int(in_feats, "in_feats", "DenseGraphConv")
         self._out_feats = positive_int(out_feats, "out_feats", "DenseGraphConv")
         self._norm = norm
@@ -73,7 +74,7 @@ class DenseGraphConv(nn.Module):
     def forward(self, adj: Any, feat: Any) -> Any:
         adj = dense_adj("DenseGraphConv", adj, feat)
         if feat.shape[1] != self._in_feats:
-            raise ValueError(f"DenseGraphConv: feat has {feat.shape[1]} features, expected "
+            raise nwerr.ValueError(f"DenseGraphConv: feat has {feat.shape[1]} features, expected "
                              f"in_feats={self._in_feats}")
         h = feat
         if self._norm == "both":

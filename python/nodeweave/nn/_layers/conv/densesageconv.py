@@ -7,6 +7,7 @@ from typing import Any, Callable, Optional
 from .._ns import nn
 from .._checks import positive_int
 from ._dense import dense_adj
+from nodeweave import errors as nwerr
 
 __all__ = ["DenseSAGEConv"]
 
@@ -63,7 +64,7 @@ class DenseSAGEConv(nn.Module):
         paired = isinstance(feat, (tuple, list))
         if paired:
             if len(feat) != 2:
-                raise ValueError(f"{name}: feat must be a tensor or a (src_feat, dst_feat) pair, got "
+                raise nwerr.ValueError(f"{name}: feat must be a tensor or a (src_feat, dst_feat) pair, got "
                                  f"{len(feat)} items")
             feat_src, feat_dst = feat
             adj = dense_adj(name, adj, feat_src, name="feat[0]")
@@ -73,7 +74,7 @@ class DenseSAGEConv(nn.Module):
             feat_src = feat_dst = feat
         for part in (feat_src, feat_dst):
             if part.shape[1] != self._in_feats:
-                raise ValueError(f"{name}: feat has {part.shape[1]} features, expected in_feats={self._in_feats}")
+                raise nwerr.ValueError(f"{name}: feat has {part.shape[1]} features, expected in_feats={self._in_feats}")
         if paired:
             feat_src, feat_dst = self.feat_drop(feat_src), self.feat_drop(feat_dst)
         else:

@@ -10,6 +10,7 @@ from nodeweave import ops
 
 from .._utils import check_feat
 from .pnaconv import STATISTICS, PNAConv, PNAConvTower
+from nodeweave import errors as nwerr
 
 __all__ = ["DGNConv", "DGNConvTower", "DIRECTIONAL"]
 
@@ -83,10 +84,10 @@ class DGNConv(PNAConv):
         self._check_inputs(graph, node_feat, edge_feat)
         if self.use_eig_vec:
             if eig_vec is None:
-                raise ValueError(f"{name}: eig_vec is required by the directional aggregators "
+                raise nwerr.ValueError(f"{name}: eig_vec is required by the directional aggregators "
                                  f"(at least {self._eig_size} eigenvectors per node)")
             check_feat(name, "eig_vec", eig_vec, graph.num_nodes(), "nodes")
             if eig_vec.dim() != 2 or eig_vec.shape[1] < self._eig_size:
-                raise ValueError(f"{name}: eig_vec must have shape (num_nodes, K) with K >= "
+                raise nwerr.ValueError(f"{name}: eig_vec must have shape (num_nodes, K) with K >= "
                                  f"{self._eig_size}, got {tuple(eig_vec.shape)}")
         return self._run(graph, node_feat, edge_feat, eig_vec if self.use_eig_vec else None)

@@ -9,6 +9,7 @@ from nodeweave import function as fn
 
 from .._ns import T, nn
 from .._utils import check_edge_weight, degree_norm, graph_tensor
+from nodeweave import errors as nwerr
 
 __all__ = ["EdgeWeightNorm"]
 
@@ -37,7 +38,7 @@ class EdgeWeightNorm(nn.Module):
     def __init__(self, norm: str = "both", eps: float = 0.0) -> None:
         super().__init__()
         if norm not in _NORMS:
-            raise ValueError(f"EdgeWeightNorm: norm must be one of {', '.join(_NORMS)}, got "
+            raise nwerr.ValueError(f"EdgeWeightNorm: norm must be one of {', '.join(_NORMS)}, got "
                              f"{norm!r}")
         self._norm = norm
         self._eps = eps
@@ -46,12 +47,12 @@ class EdgeWeightNorm(nn.Module):
         """The normalized weights, with the shape of ``edge_weight`` (``(E,)`` or ``(E, 1)``)."""
         check_edge_weight("EdgeWeightNorm", graph, edge_weight)
         if edge_weight.dim() > 2 or (edge_weight.dim() == 2 and edge_weight.shape[1] != 1):
-            raise ValueError("EdgeWeightNorm: the normalization is only defined on scalar edge "
+            raise nwerr.ValueError("EdgeWeightNorm: the normalization is only defined on scalar edge "
                              f"weights (shape (E,) or (E, 1)), got {tuple(edge_weight.shape)}")
         if self._norm == "none":
             return edge_weight
         if self._norm == "both" and bool((edge_weight <= 0).any()):
-            raise ValueError('EdgeWeightNorm: non-positive edge weight detected with norm="both". '
+            raise nwerr.ValueError('EdgeWeightNorm: non-positive edge weight detected with norm="both". '
                              "This leads to square root of zero or negative values.")
         w = edge_weight.reshape(-1)
         src, dst = (graph_tensor(t) for t in graph.edges())

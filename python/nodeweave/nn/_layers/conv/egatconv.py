@@ -11,6 +11,7 @@ from nodeweave.ops import edge_softmax
 from .._ns import F, T, nn
 from .._checks import positive_int
 from .._utils import check_edge_weight, check_feat, check_pair_feats, check_zero_in_degree, expand_as_pair
+from nodeweave import errors as nwerr
 
 __all__ = ["EGATConv"]
 
@@ -105,7 +106,7 @@ class EGATConv(nn.Module):
             if edge_weight is not None:
                 check_edge_weight(name, graph, edge_weight)
                 if edge_weight.numel() != graph.num_edges():
-                    raise ValueError(f"{name}: edge_weight must hold one value per edge, shape "
+                    raise nwerr.ValueError(f"{name}: edge_weight must hold one value per edge, shape "
                                      f"({graph.num_edges()},) or ({graph.num_edges()}, 1), got "
                                      f"{tuple(edge_weight.shape)}")
             graph.srcdata["f_ni"] = self.fc_ni(feat_src)

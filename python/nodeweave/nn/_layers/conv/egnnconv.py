@@ -10,6 +10,7 @@ from nodeweave import ops
 from .._ns import T, nn
 from .._utils import check_feat, is_block
 from .._checks import positive_int
+from nodeweave import errors as nwerr
 
 __all__ = ["EGNNConv"]
 
@@ -66,22 +67,22 @@ class EGNNConv(nn.Module):
     def forward(self, graph: Any, node_feat: Any, coord_feat: Any, edge_feat: Optional[Any] = None) -> Tuple[Any, Any]:
         name = "EGNNConv"
         if not is_block(graph) and graph.num_src_nodes() != graph.num_dst_nodes():
-            raise ValueError(f"{name}: the graph has {graph.num_src_nodes()} source and {graph.num_dst_nodes()} "
+            raise nwerr.ValueError(f"{name}: the graph has {graph.num_src_nodes()} source and {graph.num_dst_nodes()} "
                              "destination nodes; it needs one node set (a graph or a block)")
         n_src, n_dst = graph.num_src_nodes(), graph.num_dst_nodes()
         check_feat(name, "node_feat", node_feat, n_src, "nodes", self.in_size, "in_size")
         check_feat(name, "coord_feat", coord_feat, n_src, "nodes")
         if coord_feat.dim() != 2:
-            raise ValueError(f"{name}: coord_feat must be 2-D (N, C), got shape {tuple(coord_feat.shape)}")
+            raise nwerr.ValueError(f"{name}: coord_feat must be 2-D (N, C), got shape {tuple(coord_feat.shape)}")
         h_dst, x_dst = node_feat[:n_dst], coord_feat[:n_dst]
         if self.edge_feat_size > 0:
             if edge_feat is None:
-                raise ValueError(f"{name}: edge_feat is required (the module was built with "
+                raise nwerr.ValueError(f"{name}: edge_feat is required (the module was built with "
                                  f"edge_feat_size={self.edge_feat_size})")
             check_feat(name, "edge_feat", edge_feat, graph.num_edges(), "edges", self.edge_feat_size,
                        "edge_feat_size")
         elif edge_feat is not None and (edge_feat.dim() != 2 or edge_feat.shape[-1] != 0):
-            raise ValueError(f"{name}: edge_feat was given but the module was built with edge_feat_size=0")
+            raise nwerr.ValueError(f"{name}: edge_feat was given but the module was built with edge_feat_size=0")
 
         x_diff = ops.u_sub_v(graph, coord_feat, x_dst)                 # x_j - x_i, (E, C)
         radial = (x_diff * x_diff).sum(1, keepdim=True)                # (E, 1)

@@ -11,6 +11,7 @@ from nodeweave import function as fn
 from .._ns import F, T, nn
 from .._checks import positive_int
 from .._utils import check_feat, check_pair_feats
+from nodeweave import errors as nwerr
 
 __all__ = ["GatedGCNConv"]
 
@@ -90,7 +91,7 @@ class GatedGCNConv(nn.Module):
             check_feat(name, "edge_feat", edge_feat, graph.num_edges(), "edges", self._edge_feats,
                        "edge_feats")
             if h_src.dim() != 2 or h_dst.dim() != 2 or edge_feat.dim() != 2:
-                raise ValueError(f"{name}: feat and edge_feat must be 2-D (rows, features)")
+                raise nwerr.ValueError(f"{name}: feat and edge_feat must be 2-D (rows, features)")
             graph.srcdata.update({"Bh": self.B(h_src), "Dh": self.D(h_src)})
             graph.dstdata["Eh"] = self.E(h_dst)
             graph.apply_edges(fn.u_add_v("Dh", "Eh", "DEh"))

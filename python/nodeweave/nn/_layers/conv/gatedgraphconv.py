@@ -24,6 +24,7 @@ from nodeweave import ops
 from .._ns import T, nn
 from .._utils import graph_tensor
 from .._checks import check_rows, id_tensor, positive_int, to_numpy_ids
+from nodeweave import errors as nwerr
 
 __all__ = ["GatedGraphConv"]
 
@@ -54,7 +55,7 @@ class GatedGraphConv(nn.Module):
         self._in_feats = positive_int(in_feats, "in_feats", "GatedGraphConv")
         self._out_feats = positive_int(out_feats, "out_feats", "GatedGraphConv")
         if in_feats > out_feats:
-            raise ValueError(f"GatedGraphConv: in_feats ({in_feats}) must not exceed out_feats ({out_feats}); "
+            raise nwerr.ValueError(f"GatedGraphConv: in_feats ({in_feats}) must not exceed out_feats ({out_feats}); "
                              "the input is zero-padded to out_feats")
         self._n_steps = positive_int(n_steps, "n_steps", "GatedGraphConv", allow_zero=True)
         self._n_etypes = positive_int(n_etypes, "n_etypes", "GatedGraphConv")
@@ -73,24 +74,24 @@ class GatedGraphConv(nn.Module):
     def _check_etypes(self, graph: Any, etypes: Optional[Any]) -> Optional[np.ndarray]:
         if etypes is None:
             if self._n_etypes != 1:
-                raise ValueError(f"GatedGraphConv: etypes is required when n_etypes > 1 (n_etypes="
+                raise nwerr.ValueError(f"GatedGraphConv: etypes is required when n_etypes > 1 (n_etypes="
                                  f"{self._n_etypes})")
             return None
         et = to_numpy_ids(etypes, "etypes")
         if len(et) != graph.num_edges():
-            raise ValueError(f"GatedGraphConv: etypes must have one entry per edge ({graph.num_edges()}), "
+            raise nwerr.ValueError(f"GatedGraphConv: etypes must have one entry per edge ({graph.num_edges()}), "
                              f"got {len(et)}")
         if et.size and (et.min() < 0 or et.max() >= self._n_etypes):
-            raise ValueError(f"GatedGraphConv: etypes must be in [0, n_etypes={self._n_etypes}), got values "
+            raise nwerr.ValueError(f"GatedGraphConv: etypes must be in [0, n_etypes={self._n_etypes}), got values "
                              f"{int(et.min())}..{int(et.max())}")
         return et
 
     def forward(self, graph: Any, feat: Any, etypes: Optional[Any] = None) -> Any:
         if graph.srctypes != graph.dsttypes or graph.num_src_nodes() != graph.num_dst_nodes():
-            raise ValueError("GatedGraphConv: the graph's source and destination nodes must be the same")
+            raise nwerr.ValueError("GatedGraphConv: the graph's source and destination nodes must be the same")
         check_rows(feat, graph.num_nodes(), "feat", "node")
         if feat.dim() != 2 or feat.shape[1] != self._in_feats:
-            raise ValueError(f"GatedGraphConv: feat must have shape (num_nodes, {self._in_feats}), got "
+            raise nwerr.ValueError(f"GatedGraphConv: feat must have shape (num_nodes, {self._in_feats}), got "
                              f"{tuple(feat.shape)}")
         et = self._check_etypes(graph, etypes)
         pad = self._out_feats - self._in_feats

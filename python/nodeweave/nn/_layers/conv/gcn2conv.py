@@ -9,6 +9,7 @@ from typing import Any, Callable, Optional
 from .._ns import T, nn
 from .._utils import check_feat, check_homogeneous, check_zero_in_degree
 from .edgeweightnorm import sym_norm_step
+from nodeweave import errors as nwerr
 
 __all__ = ["GCN2Conv"]
 
@@ -58,7 +59,7 @@ class GCN2Conv(nn.Module):
                  bias: bool = True, activation: Optional[Callable[[Any], Any]] = None) -> None:
         super().__init__()
         if isinstance(layer, bool) or not isinstance(layer, int) or layer < 1:
-            raise ValueError(f"GCN2Conv: layer must be an int >= 1, got {layer!r}")
+            raise nwerr.ValueError(f"GCN2Conv: layer must be an int >= 1, got {layer!r}")
         self._in_feats = in_feats
         self._project_initial_features = project_initial_features
         self.alpha = alpha
@@ -100,7 +101,7 @@ class GCN2Conv(nn.Module):
             check_feat(name, "feat", feat, n, "nodes", self._in_feats)
             check_feat(name, "feat_0", feat_0, None, "nodes", self._in_feats)
             if feat_0.shape[0] < n:
-                raise ValueError(f"{name}: feat_0 has {feat_0.shape[0]} rows but the graph has "
+                raise nwerr.ValueError(f"{name}: feat_0 has {feat_0.shape[0]} rows but the graph has "
                                  f"{n} nodes")
             feat = sym_norm_step(name, graph, edge_weight, feat)(feat) * (1 - self.alpha)
             feat_0 = feat_0[:n] * self.alpha

@@ -9,6 +9,7 @@ from nodeweave import function as fn
 
 from .._ns import T, nn
 from .._utils import check_edge_weight, check_pair_feats
+from nodeweave import errors as nwerr
 
 __all__ = ["GINConv"]
 
@@ -79,7 +80,7 @@ class GINConv(EpsUpdate, nn.Module):
                  activation: Optional[Callable[[Any], Any]] = None) -> None:
         super().__init__()
         if aggregator_type not in _AGGREGATORS:
-            raise KeyError(f"Aggregator type {aggregator_type} not recognized; expected one of "
+            raise nwerr.KeyError(f"Aggregator type {aggregator_type} not recognized; expected one of "
                            f"{', '.join(_AGGREGATORS)}.")
         self._aggregator_type = aggregator_type
         self.activation = activation

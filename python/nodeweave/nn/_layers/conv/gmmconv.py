@@ -10,6 +10,7 @@ from nodeweave import ops
 from .._ns import T, nn
 from .._checks import positive_int
 from .._utils import check_feat, check_pair_feats, check_zero_in_degree, expand_as_pair
+from nodeweave import errors as nwerr
 
 __all__ = ["GMMConv"]
 
@@ -74,7 +75,7 @@ class GMMConv(nn.Module):
         self._dim = positive_int(dim, "dim", name)
         self._n_kernels = positive_int(n_kernels, "n_kernels", name)
         if aggregator_type not in _AGGREGATORS:
-            raise ValueError(f"{name}: aggregator_type must be one of {', '.join(_AGGREGATORS)}, "
+            raise nwerr.ValueError(f"{name}: aggregator_type must be one of {', '.join(_AGGREGATORS)}, "
                              f"got {aggregator_type!r}")
         self._aggregator_type = aggregator_type
         self._allow_zero_in_degree = allow_zero_in_degree
@@ -117,7 +118,7 @@ class GMMConv(nn.Module):
                                               need_dst=self.res_fc is not None)
         check_feat(name, "pseudo", pseudo, graph.num_edges(), "edges", self._dim, "dim")
         if pseudo.dim() != 2:
-            raise ValueError(f"{name}: pseudo must have shape (num_edges, {self._dim}), got "
+            raise nwerr.ValueError(f"{name}: pseudo must have shape (num_edges, {self._dim}), got "
                              f"{tuple(pseudo.shape)}")
         h = self.fc(feat_src).view(-1, k, out)
         # (E, K, dim) scaled offsets from every kernel's mean, then one weight per edge and kernel.

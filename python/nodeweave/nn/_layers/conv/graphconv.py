@@ -10,6 +10,7 @@ from nodeweave import function as fn
 from .._ns import T, nn
 from .._utils import (check_edge_weight, check_pair_feats, check_zero_in_degree, degree_norm,
                       expand_as_pair)
+from nodeweave import errors as nwerr
 
 __all__ = ["GraphConv"]
 
@@ -63,7 +64,7 @@ class GraphConv(nn.Module):
                  allow_zero_in_degree: bool = False) -> None:
         super().__init__()
         if norm not in _NORMS:
-            raise ValueError('Invalid norm value. Must be either "none", "both", "right" or "left".'
+            raise nwerr.ValueError('Invalid norm value. Must be either "none", "both", "right" or "left".'
                              f' But got "{norm}".')
         self._in_feats = in_feats
         self._out_feats = out_feats
@@ -110,11 +111,11 @@ class GraphConv(nn.Module):
 
             if weight is not None:
                 if self.weight is not None:
-                    raise ValueError(f"{name}: External weight is provided while at the same time "
+                    raise nwerr.ValueError(f"{name}: External weight is provided while at the same time "
                                      "the module has defined its own weight parameter. Please "
                                      "create the module with flag weight=False.")
                 if weight.dim() != 2 or weight.shape[0] != feat_src.shape[-1]:
-                    raise ValueError(f"{name}: weight must have shape ({feat_src.shape[-1]}, "
+                    raise nwerr.ValueError(f"{name}: weight must have shape ({feat_src.shape[-1]}, "
                                      f"out_feats), got {tuple(weight.shape)}")
             else:
                 weight = self.weight

@@ -8,6 +8,7 @@ from typing import Any, List
 
 from .._ns import T, nn
 from .._checks import positive_int
+from nodeweave import errors as nwerr
 
 __all__ = ["GroupRevRes"]
 
@@ -45,19 +46,19 @@ class GroupRevRes(nn.Module):
         super().__init__()
         self.groups = positive_int(groups, "groups", "GroupRevRes")
         if groups < 2:
-            raise ValueError(f"GroupRevRes: groups must be at least 2 (the residual of one group is the sum of "
+            raise nwerr.ValueError(f"GroupRevRes: groups must be at least 2 (the residual of one group is the sum of "
                              f"the others), got {groups}")
         if not isinstance(gnn_module, nn.Module):
-            raise TypeError(f"GroupRevRes: gnn_module must be a {nn.Module.__module__}.Module, got "
+            raise nwerr.TypeError(f"GroupRevRes: gnn_module must be a {nn.Module.__module__}.Module, got "
                             f"{type(gnn_module).__name__}")
         self.gnn_modules = nn.ModuleList([gnn_module] + [copy.deepcopy(gnn_module) for _ in range(groups - 1)])
 
     def _split(self, t: Any, name: str) -> List[Any]:
         if not isinstance(t, T.Tensor) or t.dim() == 0:
-            raise TypeError(f"GroupRevRes: {name} must be a tensor with a feature dimension to split into "
+            raise nwerr.TypeError(f"GroupRevRes: {name} must be a tensor with a feature dimension to split into "
                             f"{self.groups} groups, got {type(t).__name__ if not isinstance(t, T.Tensor) else 'a scalar'}")
         if t.shape[-1] % self.groups:
-            raise ValueError(f"GroupRevRes: the last dimension of {name} ({t.shape[-1]}) must be divisible by "
+            raise nwerr.ValueError(f"GroupRevRes: the last dimension of {name} ({t.shape[-1]}) must be divisible by "
                              f"groups={self.groups}")
         return list(t.chunk(self.groups, -1))
 

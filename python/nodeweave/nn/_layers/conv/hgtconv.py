@@ -21,6 +21,7 @@ from .._ns import T, nn
 from .._utils import check_feat, graph_tensor, is_block
 from .._checks import id_tensor, positive_int
 from ..linear import TypedLinear
+from nodeweave import errors as nwerr
 
 __all__ = ["HGTConv"]
 
@@ -94,12 +95,12 @@ class HGTConv(nn.Module):
         name = "HGTConv"
         n_src, n_dst, n_edges = g.num_src_nodes(), g.num_dst_nodes(), g.num_edges()
         if len(g.canonical_etypes) != 1 or (not is_block(g) and n_src != n_dst):
-            raise ValueError(f"{name} takes a homogeneous graph or a block with node and edge type ids "
+            raise nwerr.ValueError(f"{name} takes a homogeneous graph or a block with node and edge type ids "
                              f"(nodeweave.to_homogeneous(g) makes one from a heterograph), got node types "
                              f"{g.ntypes} and edge types {g.canonical_etypes}")
         check_feat(name, "x", x, n_src, "source nodes", self.in_size, "in_size")
         if x.dim() != 2:
-            raise ValueError(f"{name}: x must be 2-D (N, in_size), got shape {tuple(x.shape)}")
+            raise nwerr.ValueError(f"{name}: x must be 2-D (N, in_size), got shape {tuple(x.shape)}")
         ntypes = self._types(self.linear_k, ntype, n_src, "ntype", "source node")
         etypes = self._types(self.relation_att[0], etype, n_edges, "etype", "edge")
         if presorted:

@@ -20,6 +20,7 @@ from nodeweave import ops
 
 from .._ns import T, nn
 from .._checks import check_feat_dim, check_rows, expand_as_pair, positive_int, src_dst_feats
+from nodeweave import errors as nwerr
 
 __all__ = ["NNConv"]
 
@@ -66,7 +67,7 @@ class NNConv(nn.Module):
         self._in_dst_feats = positive_int(in_dst, "in_feats", "NNConv")
         self._out_feats = positive_int(out_feats, "out_feats", "NNConv")
         if aggregator_type not in _AGGREGATORS:
-            raise ValueError(f"NNConv: aggregator_type must be one of {', '.join(_AGGREGATORS)}, got "
+            raise nwerr.ValueError(f"NNConv: aggregator_type must be one of {', '.join(_AGGREGATORS)}, got "
                              f"{aggregator_type!r}")
         self._aggre_type = aggregator_type
         self.edge_func = edge_func
@@ -99,7 +100,7 @@ class NNConv(nn.Module):
         w = self.edge_func(efeat)
         want = n_edges * self._in_src_feats * self._out_feats
         if w.numel() != want:
-            raise ValueError(f"NNConv: edge_func must return {self._in_src_feats * self._out_feats} values per "
+            raise nwerr.ValueError(f"NNConv: edge_func must return {self._in_src_feats * self._out_feats} values per "
                              f"edge (in_src * out_feats), got shape {tuple(w.shape)}")
         w = w.reshape(n_edges, self._in_src_feats, self._out_feats)
         # (N_dst, in, out): each input channel's contribution, aggregated over in-edges.

@@ -15,6 +15,7 @@ from nodeweave import ops
 from .._ns import F, T, nn
 from .._checks import positive_int
 from .._utils import check_feat, graph_tensor, is_block, per_graph_to_nodes
+from nodeweave import errors as nwerr
 
 __all__ = ["PNAConv", "PNAConvTower", "STATISTICS", "SCALERS"]
 
@@ -46,11 +47,11 @@ def neighbour_statistic(graph: Any, msg: Any, name: str):
 def check_names(layer: str, what: str, names: Any, allowed: Sequence[str]) -> List[str]:
     """``names`` as a non-empty list of strings from ``allowed``, else ValueError naming ``what``."""
     if isinstance(names, str) or not isinstance(names, (list, tuple)) or not names:
-        raise ValueError(f"{layer}: {what} must be a non-empty list of names from {list(allowed)}, got "
+        raise nwerr.ValueError(f"{layer}: {what} must be a non-empty list of names from {list(allowed)}, got "
                          f"{names!r}")
     bad = [n for n in names if n not in allowed]
     if bad:
-        raise ValueError(f"{layer}: unknown {what} {bad}; choose from {list(allowed)}")
+        raise nwerr.ValueError(f"{layer}: unknown {what} {bad}; choose from {list(allowed)}")
     return list(names)
 
 
@@ -173,12 +174,12 @@ class PNAConv(nn.Module):
         self.out_size = positive_int(out_size, "out_size", name)
         num_towers = positive_int(num_towers, "num_towers", name)
         if in_size % num_towers or out_size % num_towers:
-            raise ValueError(f"{name}: in_size ({in_size}) and out_size ({out_size}) must be divisible by "
+            raise nwerr.ValueError(f"{name}: in_size ({in_size}) and out_size ({out_size}) must be divisible by "
                              f"num_towers ({num_towers})")
         aggregators = check_names(name, "aggregators", aggregators, self._statistics)
         scalers = check_names(name, "scalers", scalers, SCALERS)
         if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not delta > 0:
-            raise ValueError(f"{name}: delta must be a positive number (the mean log(degree + 1) of the "
+            raise nwerr.ValueError(f"{name}: delta must be a positive number (the mean log(degree + 1) of the "
                              f"training nodes), got {delta!r}")
         self.edge_feat_size = positive_int(edge_feat_size, "edge_feat_size", name, allow_zero=True)
         self.tower_in_size = in_size // num_towers
@@ -200,20 +201,20 @@ class PNAConv(nn.Module):
     def _check_inputs(self, graph: Any, node_feat: Any, edge_feat: Any) -> None:
         name = type(self).__name__
         if is_block(graph) or not graph.is_homogeneous:
-            raise ValueError(f"{name} needs a homogeneous graph (each node's messages read its own "
+            raise nwerr.ValueError(f"{name} needs a homogeneous graph (each node's messages read its own "
                              f"features), got node types {graph.ntypes} and edge types "
                              f"{graph.canonical_etypes}{' (a block)' if is_block(graph) else ''}")
         check_feat(name, "node_feat", node_feat, graph.num_nodes(), "nodes", self.in_size, "in_size")
         if node_feat.dim() != 2:
-            raise ValueError(f"{name}: node_feat must have shape (num_nodes, {self.in_size}), got "
+            raise nwerr.ValueError(f"{name}: node_feat must have shape (num_nodes, {self.in_size}), got "
                              f"{tuple(node_feat.shape)}")
         if self.edge_feat_size > 0:
             if edge_feat is None:
-                raise ValueError(f"{name}: edge_feat is required (edge_feat_size={self.edge_feat_size})")
+                raise nwerr.ValueError(f"{name}: edge_feat is required (edge_feat_size={self.edge_feat_size})")
             check_feat(name, "edge_feat", edge_feat, graph.num_edges(), "edges", self.edge_feat_size,
                        "edge_feat_size")
             if edge_feat.dim() != 2:
-                raise ValueError(f"{name}: edge_feat must be 2-D, got shape {tuple(edge_feat.shape)}")
+                raise nwerr.ValueError(f"{name}: edge_feat must be 2-D, got shape {tuple(edge_feat.shape)}")
 
     def _run(self, graph: Any, node_feat: Any, edge_feat: Any, eig: Any):
         counts = graph_tensor(graph.batch_num_nodes()).to(node_feat).clamp(min=1)

@@ -22,6 +22,7 @@ from .._ns import T, nn
 from .._utils import graph_tensor
 from .._checks import check_feat_dim, check_rows, positive_int, src_dst_feats
 from ..linear import TypedLinear
+from nodeweave import errors as nwerr
 
 __all__ = ["RelGraphConv"]
 
@@ -105,7 +106,7 @@ class RelGraphConv(nn.Module):
         try:
             types = self.linear_r.check_types(etypes, n_edges, "etypes", "edge")
         except ValueError as e:
-            raise ValueError(f"RelGraphConv (num_rels={self.num_rels}): {e}") from None
+            raise nwerr.ValueError(f"RelGraphConv (num_rels={self.num_rels}): {e}") from None
         if norm is not None:
             check_rows(norm, n_edges, "norm", "edge")
             if norm.dim() == 1:
@@ -118,7 +119,7 @@ class RelGraphConv(nn.Module):
             try:
                 msg = self.linear_r.typed_weight_rows(feat_src.long().index_select(0, src), types)
             except ValueError as e:
-                raise ValueError(f"RelGraphConv: {e}") from None
+                raise nwerr.ValueError(f"RelGraphConv: {e}") from None
         else:
             msg = self.linear_r.typed_rows(feat_src, types, src, sorted_by_type=presorted)
         if norm is not None:
@@ -140,7 +141,7 @@ class RelGraphConv(nn.Module):
             return
         lo, hi = int(ids.min().item()), int(ids.max().item())
         if lo < 0 or hi >= self.in_feat:
-            raise ValueError(f"RelGraphConv: {name} holds node ids (one-hot input), which must be in "
+            raise nwerr.ValueError(f"RelGraphConv: {name} holds node ids (one-hot input), which must be in "
                              f"[0, {self.in_feat}) (in_feat), got values {lo}..{hi}")
 
 

@@ -21,6 +21,7 @@ from nodeweave import ops
 from .._ns import T, nn, F
 from .._utils import graph_tensor
 from .._checks import check_feat_dim, check_rows, expand_as_pair, is_block, positive_int, src_dst_feats
+from nodeweave import errors as nwerr
 
 __all__ = ["SAGEConv"]
 
@@ -68,7 +69,7 @@ class SAGEConv(nn.Module):
                  activation: Optional[Callable] = None) -> None:
         super().__init__()
         if aggregator_type not in _AGGREGATORS:
-            raise ValueError(f"SAGEConv: aggregator_type must be one of {', '.join(_AGGREGATORS)}, got "
+            raise nwerr.ValueError(f"SAGEConv: aggregator_type must be one of {', '.join(_AGGREGATORS)}, got "
                              f"{aggregator_type!r}")
         in_src, in_dst = expand_as_pair(in_feats)
         self._in_src_feats = positive_int(in_src, "in_feats", "SAGEConv")
@@ -140,7 +141,7 @@ class SAGEConv(nn.Module):
                 h_neigh = self.fc_neigh(h_neigh)
         elif agg == "gcn":
             if self._in_src_feats != self._in_dst_feats:
-                raise ValueError("SAGEConv: the gcn aggregator needs equal source and destination "
+                raise nwerr.ValueError("SAGEConv: the gcn aggregator needs equal source and destination "
                                  f"feature sizes, got {self._in_src_feats} and {self._in_dst_feats}")
             h_src = self.fc_neigh(feat_src) if lin_before_mp else feat_src
             if paired:

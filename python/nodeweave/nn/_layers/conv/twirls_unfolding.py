@@ -12,6 +12,7 @@ from nodeweave import ops
 from .._ns import T, nn, F
 from .._utils import check_feat, check_homogeneous, graph_tensor
 from .._checks import positive_int
+from nodeweave import errors as nwerr
 
 __all__ = ["TWIRLSUnfoldingAndAttention"]
 
@@ -84,7 +85,7 @@ class TWIRLSUnfoldingAndAttention(nn.Module):
         check_feat(name, "X", X, g.num_nodes(), "nodes", self.d if self.use_eta else None, "d")
         deg = graph_tensor(g.in_degrees()).to(X)
         if bool((deg == 0).any()):
-            raise ValueError(f"{name}: every node needs an in-edge (the propagation divides by degrees); add "
+            raise nwerr.ValueError(f"{name}: every node needs an in-edge (the propagation divides by degrees); add "
                              "self-loops with nodeweave.add_self_loop(g), as TWIRLSConv does")
         w: Optional[Any] = None
         if self.init_att:

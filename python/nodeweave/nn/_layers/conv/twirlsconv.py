@@ -12,6 +12,7 @@ from .._ns import nn, F
 from .._utils import check_feat, check_homogeneous
 from .._checks import positive_int
 from .twirls_unfolding import TWIRLSUnfoldingAndAttention
+from nodeweave import errors as nwerr
 
 __all__ = ["TWIRLSConv"]
 
@@ -119,9 +120,9 @@ class TWIRLSConv(nn.Module):
         self.num_mlp_before = positive_int(num_mlp_before, "num_mlp_before", name, allow_zero=True)
         self.num_mlp_after = positive_int(num_mlp_after, "num_mlp_after", name, allow_zero=True)
         if norm not in _NORMS:
-            raise ValueError(f"{name}: norm must be 'none', 'batch' or 'layer', got {norm!r}")
+            raise nwerr.ValueError(f"{name}: norm must be 'none', 'batch' or 'layer', got {norm!r}")
         if num_mlp_before == 0 and num_mlp_after == 0 and input_d != output_d:
-            raise ValueError(f"{name}: without MLP layers (num_mlp_before = num_mlp_after = 0) the output is the "
+            raise nwerr.ValueError(f"{name}: without MLP layers (num_mlp_before = num_mlp_after = 0) the output is the "
                              f"propagated input, so output_d ({output_d}) must equal input_d ({input_d})")
         self.norm = norm
         self.precond = precond

@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 from .._ns import T, nn
 from .._checks import positive_int
+from nodeweave import errors as nwerr
 
 __all__ = ["BiasedMHA"]
 
@@ -42,9 +43,9 @@ class BiasedMHA(nn.Module):
         self.feat_size = positive_int(feat_size, "feat_size", "BiasedMHA")
         self.num_heads = positive_int(num_heads, "num_heads", "BiasedMHA")
         if feat_size % num_heads:
-            raise ValueError(f"BiasedMHA: feat_size ({feat_size}) must be divisible by num_heads ({num_heads})")
+            raise nwerr.ValueError(f"BiasedMHA: feat_size ({feat_size}) must be divisible by num_heads ({num_heads})")
         if attn_bias_type not in ("add", "mul"):
-            raise ValueError(f"BiasedMHA: attn_bias_type must be 'add' or 'mul', got {attn_bias_type!r}")
+            raise nwerr.ValueError(f"BiasedMHA: attn_bias_type must be 'add' or 'mul', got {attn_bias_type!r}")
         self.head_dim = feat_size // num_heads
         self.scaling = self.head_dim ** -0.5
         self.attn_bias_type = attn_bias_type
@@ -67,7 +68,7 @@ class BiasedMHA(nn.Module):
         name = "BiasedMHA"
         if not isinstance(ndata, T.Tensor) or ndata.dim() != 3 or ndata.shape[-1] != self.feat_size:
             got = tuple(ndata.shape) if isinstance(ndata, T.Tensor) else type(ndata).__name__
-            raise ValueError(f"{name}: ndata must be (batch_size, N, feat_size={self.feat_size}), got {got}")
+            raise nwerr.ValueError(f"{name}: ndata must be (batch_size, N, feat_size={self.feat_size}), got {got}")
         bsz, n, _ = ndata.shape
         heads, hd = self.num_heads, self.head_dim
 
@@ -92,6 +93,6 @@ class BiasedMHA(nn.Module):
 
 def _check_shape(layer: str, name: str, t: Any, shape: tuple) -> None:
     if not isinstance(t, T.Tensor):
-        raise TypeError(f"{layer}: {name} must be a tensor, got {type(t).__name__}")
+        raise nwerr.TypeError(f"{layer}: {name} must be a tensor, got {type(t).__name__}")
     if tuple(t.shape) != shape:
-        raise ValueError(f"{layer}: {name} must have shape {shape}, got {tuple(t.shape)}")
+        raise nwerr.ValueError(f"{layer}: {name} must have shape {shape}, got {tuple(t.shape)}")

@@ -12,17 +12,18 @@ from typing import Any, Optional
 
 from .._ns import T, nn, F
 from .._checks import positive_int
+from nodeweave import errors as nwerr
 
 __all__ = ["DegreeEncoder", "SpatialEncoder", "PathEncoder", "SpatialEncoder3d"]
 
 
 def _int_tensor(layer: str, name: str, t: Any, dims: int, shape_doc: str) -> None:
     if not isinstance(t, T.Tensor):
-        raise TypeError(f"{layer}: {name} must be a tensor, got {type(t).__name__}")
+        raise nwerr.TypeError(f"{layer}: {name} must be a tensor, got {type(t).__name__}")
     if t.is_floating_point() or t.dtype == T.bool:
-        raise TypeError(f"{layer}: {name} must hold integers, got dtype {t.dtype}")
+        raise nwerr.TypeError(f"{layer}: {name} must hold integers, got dtype {t.dtype}")
     if t.dim() != dims:
-        raise ValueError(f"{layer}: {name} must have shape {shape_doc}, got {tuple(t.shape)}")
+        raise nwerr.ValueError(f"{layer}: {name} must have shape {shape_doc}, got {tuple(t.shape)}")
 
 
 class DegreeEncoder(nn.Module):
@@ -47,7 +48,7 @@ class DegreeEncoder(nn.Module):
         self.max_degree = positive_int(max_degree, "max_degree", "DegreeEncoder", allow_zero=True)
         positive_int(embedding_dim, "embedding_dim", "DegreeEncoder")
         if direction not in ("in", "out", "both"):
-            raise ValueError(f"DegreeEncoder: direction must be 'in', 'out' or 'both', got {direction!r}")
+            raise nwerr.ValueError(f"DegreeEncoder: direction must be 'in', 'out' or 'both', got {direction!r}")
         self.direction = direction
         if direction == "both":
             self.encoder1 = nn.Embedding(max_degree + 1, embedding_dim, padding_idx=0)
@@ -60,7 +61,7 @@ class DegreeEncoder(nn.Module):
         _int_tensor("DegreeEncoder", "degrees", degrees, 3 if both else 2,
                     "(2, batch_size, N) with direction='both'" if both else "(batch_size, N)")
         if both and degrees.shape[0] != 2:
-            raise ValueError("DegreeEncoder: with direction='both', degrees must stack in- and out-degrees: "
+            raise nwerr.ValueError("DegreeEncoder: with direction='both', degrees must stack in- and out-degrees: "
                              f"shape (2, batch_size, N), got {tuple(degrees.shape)}")
         degrees = degrees.clamp(min=0, max=self.max_degree)
         if both:
@@ -129,7 +130,7 @@ class PathEncoder(nn.Module):
         want = (bsz, n, n, self.max_len, self.feat_dim)
         if not isinstance(path_data, T.Tensor) or tuple(path_data.shape) != want:
             got = tuple(path_data.shape) if isinstance(path_data, T.Tensor) else type(path_data).__name__
-            raise ValueError(f"{name}: path_data must have shape (batch_size, N, N, max_len, feat_dim) = {want}, "
+            raise nwerr.ValueError(f"{name}: path_data must have shape (batch_size, N, N, max_len, feat_dim) = {want}, "
                              f"got {got}")
         # sum over l and d of path_data[b, x, y, l, d] * w[l, h, d]: one matmul.
         w = self.embedding_table.weight.reshape(self.max_len, self.num_heads, self.feat_dim)
@@ -185,7 +186,7 @@ class SpatialEncoder3d(nn.Module):
         name = "SpatialEncoder3d"
         if not isinstance(coord, T.Tensor) or coord.dim() != 3 or not coord.is_floating_point():
             got = tuple(coord.shape) if isinstance(coord, T.Tensor) else type(coord).__name__
-            raise ValueError(f"{name}: coord must be a floating point (batch_size, N, 3) tensor, got {got}")
+            raise nwerr.ValueError(f"{name}: coord must be a floating point (batch_size, N, 3) tensor, got {got}")
         bsz, n = coord.shape[0], coord.shape[1]
         diff = coord.unsqueeze(2) - coord.unsqueeze(1)
         sq = (diff * diff).sum(-1)
@@ -197,10 +198,10 @@ class SpatialEncoder3d(nn.Module):
         else:
             _int_tensor(name, "node_type", node_type, 2, "(batch_size, N)")
             if tuple(node_type.shape) != (bsz, n):
-                raise ValueError(f"{name}: node_type must have shape {(bsz, n)}, got {tuple(node_type.shape)}")
+                raise nwerr.ValueError(f"{name}: node_type must have shape {(bsz, n)}, got {tuple(node_type.shape)}")
             lo, hi = int(node_type.min().item()), int(node_type.max().item())
             if lo < -1 or hi >= self.max_node_type:
-                raise ValueError(f"{name}: node_type must be in [-1, {self.max_node_type}) (-1: padding; "
+                raise nwerr.ValueError(f"{name}: node_type must be in [-1, {self.max_node_type}) (-1: padding; "
                                  f"max_node_type={self.max_node_type}), got values {lo}..{hi}")
             nt = node_type.long()
             src = nt.unsqueeze(-1).expand(bsz, n, n) + 2
