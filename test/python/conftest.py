@@ -1,5 +1,6 @@
-"""Shared pytest fixtures: a seeded NumPy generator, the active backend reset after every test, and
-a helper for non-contiguous views."""
+"""Shared pytest fixtures: a seeded NumPy generator, the active backend reset after every test, a
+test run once per backend (`backend_name`), and helpers for non-contiguous views and for reading
+any backend's tensor as NumPy (`np_of`)."""
 
 import os
 
@@ -16,6 +17,23 @@ def _native_backend_after_each_test():
 
     yield
     backend.set_backend("native")
+
+
+@pytest.fixture(params=["native", "pytorch"])
+def backend_name(request):
+    """Runs the test on each backend, that backend active."""
+    import nodeweave.backend as backend
+
+    backend.set_backend(request.param)
+    yield request.param
+    backend.set_backend("native")
+
+
+def np_of(t) -> np.ndarray:
+    """Any backend's tensor as a NumPy array."""
+    import nodeweave.backend as backend
+
+    return backend.of(t).to_numpy(t)
 
 
 @pytest.fixture

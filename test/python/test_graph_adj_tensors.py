@@ -8,19 +8,7 @@ import pytest
 
 import nodeweave as nw
 import nodeweave.backend as nwb
-
-BACKENDS = ["native", "pytorch"]
-
-
-@pytest.fixture(params=BACKENDS)
-def backend_name(request):
-    nw.set_backend(request.param)
-    yield request.param
-    nw.set_backend("native")
-
-
-def np_of(t):
-    return nwb.of(t).to_numpy(t)
+from conftest import np_of
 
 
 def reference(fmt, src, dst, num_src, num_dst):

@@ -9,25 +9,12 @@ import pytest
 
 import nodeweave as nw
 import nodeweave.backend as nwb
-import nodeweave.core as nc
 import nodeweave.function as fn
-
-BACKENDS = ["native", "pytorch"]
-
-
-@pytest.fixture(params=BACKENDS)
-def backend_name(request):
-    nw.set_backend(request.param)
-    yield request.param
-    nw.set_backend("native")
+from conftest import np_of
 
 
 def feat(arr):
     return nwb.current().from_numpy(np.ascontiguousarray(arr))
-
-
-def np_of(t):
-    return nwb.of(t).to_numpy(t)
 
 
 def edges_np(g, etype=None):

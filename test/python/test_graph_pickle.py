@@ -18,25 +18,14 @@ import nodeweave.backend as nwb
 import nodeweave.core as nc
 from nodeweave.core import pickling as core_pickling
 from nodeweave.graph import pickling as graph_pickling
+from conftest import np_of
 
-BACKENDS = ["native", "pytorch"]
 PROTOCOLS = list(range(2, pickle.HIGHEST_PROTOCOL + 1))
 HAS_GPU = nc.cuda_device_count() > 0
 
 
-@pytest.fixture(params=BACKENDS)
-def backend_name(request):
-    nw.set_backend(request.param)
-    yield request.param
-    nw.set_backend("native")
-
-
 def feat(arr):
     return nwb.current().from_numpy(np.ascontiguousarray(arr))
-
-
-def np_of(t):
-    return nwb.of(t).to_numpy(t)
 
 
 def snapshot(g):

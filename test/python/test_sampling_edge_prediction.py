@@ -11,10 +11,7 @@ import nodeweave.backend as nwb
 import nodeweave.core as nc
 from nodeweave.dataloading import (DataLoader, LaborSampler, NeighborSampler, as_edge_prediction_sampler,
                                    negative_sampler)
-
-
-def np_of(t):
-    return nwb.of(t).to_numpy(t)
+from conftest import np_of
 
 
 def bidirected(seed=0, n=300, e=3000):

@@ -10,15 +10,6 @@ import nodeweave as nw
 import nodeweave.backend as nwb
 from nodeweave.dataloading import DataLoader, NeighborSampler
 
-BACKENDS = ["native", "pytorch"]
-
-
-@pytest.fixture(params=BACKENDS)
-def backend_name(request):
-    nw.set_backend(request.param)
-    yield request.param
-    nw.set_backend("native")
-
 
 def _np(t):
     return nwb.of(t).to_numpy(t)

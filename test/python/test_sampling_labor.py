@@ -8,13 +8,9 @@ import numpy as np
 import pytest
 
 import nodeweave as nw
-import nodeweave.backend as nwb
 import nodeweave.core as nc
 from nodeweave.dataloading import DataLoader, LaborSampler
-
-
-def np_of(t):
-    return nwb.of(t).to_numpy(t)
+from conftest import np_of
 
 
 def random_graph(seed, n=400, e=6000):

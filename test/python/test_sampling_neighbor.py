@@ -12,25 +12,13 @@ import nodeweave as nw
 import nodeweave.backend as nwb
 import nodeweave.core as nc
 from nodeweave.dataloading import DataLoader, MultiLayerFullNeighborSampler, NeighborSampler
-
-BACKENDS = ["native", "pytorch"]
-
-
-def np_of(t):
-    return nwb.of(t).to_numpy(t)
+from conftest import np_of
 
 
 def random_graph(rng, n=300, e=4000, idtype="int64"):
     src = rng.integers(0, n, e)
     dst = np.where(rng.random(e) < 0.25, rng.integers(0, 5, e), rng.integers(0, n, e))  # a few hubs
     return nw.graph((src, dst), num_nodes=n, idtype=idtype), src, dst
-
-
-@pytest.fixture(params=BACKENDS)
-def backend_name(request):
-    nw.set_backend(request.param)
-    yield request.param
-    nw.set_backend("native")
 
 
 @pytest.fixture

@@ -22,20 +22,10 @@ import nodeweave.core as nc
 from nodeweave import _C
 from nodeweave.dataloading import ClusterGCNSampler, DataLoader, SAINTSampler, ShaDowKHopSampler
 from nodeweave.dataloading import cluster_gcn as cluster_gcn_module
+from conftest import np_of
 
 BACKENDS = ["native", "pytorch"]
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def np_of(t):
-    return nwb.of(t).to_numpy(t)
-
-
-@pytest.fixture(params=BACKENDS)
-def backend_name(request):
-    nw.set_backend(request.param)
-    yield request.param
-    nw.set_backend("native")
 
 
 @pytest.fixture

@@ -405,10 +405,10 @@ def gather_mm(a: Tensor, b: Tensor, idx_a: Optional[Tensor], idx_b: Tensor) -> T
         raise nwerr.ValueError("gather_mm: idx_b must be a 1-D tensor of type ids")
     if idx_a is not None and idx_a.numel() != idx_b.numel():
         raise nwerr.ValueError(f"gather_mm: idx_a and idx_b must have the same length, got "
-                         f"{idx_a.numel()} and {idx_b.numel()}")
+                               f"{idx_a.numel()} and {idx_b.numel()}")
     if idx_a is None and a.shape[0] != idx_b.numel():
         raise nwerr.ValueError(f"gather_mm: a has {a.shape[0]} rows but idx_b has {idx_b.numel()} "
-                         "entries (pass idx_a to gather rows)")
+                               "entries (pass idx_a to gather rows)")
     return GatherMM.apply(a.contiguous(), b.contiguous(), idx_a, idx_b)
 
 
@@ -448,7 +448,7 @@ def segment_mm(a: Tensor, b: Tensor, seglen: Sequence[int]) -> Tensor:
     seglen = [int(s) for s in seglen]
     if len(seglen) != b.shape[0]:
         raise nwerr.ValueError(f"segment_mm: seglen has {len(seglen)} entries but b has {b.shape[0]} "
-                         "weight matrices")
+                               "weight matrices")
     for i, s in enumerate(seglen):
         if s < 0:
             raise nwerr.ValueError(f"segment_mm: seglen[{i}] = {s} is negative")

@@ -59,7 +59,7 @@ def broadcast_feat(fn: str, lf: Sequence[int], rf: Sequence[int]) -> Tuple[int, 
     for x, y in zip(a, b):
         if x != y and x != 1 and y != 1:
             raise nwerr.ValueError(f"{fn}: lhs feature shape {tuple(lf)} and rhs feature shape "
-                             f"{tuple(rf)} do not broadcast")
+                                   f"{tuple(rf)} do not broadcast")
         out.append(max(x, y) if x and y else 0)
     return tuple(out)
 
@@ -74,7 +74,7 @@ def out_feat(fn: str, op: str, lhs: Optional[Tensor], rhs: Optional[Tensor]) -> 
     if op == "dot":
         if not lf or not rf or lf[-1] != rf[-1]:
             raise nwerr.ValueError(f"{fn}: dot needs the same last feature dimension on both operands, "
-                             f"got feature shapes {lf} and {rf}")
+                                   f"got feature shapes {lf} and {rf}")
         return broadcast_feat(fn, lf[:-1] + (1,), rf[:-1] + (1,))
     return broadcast_feat(fn, lf, rf)
 
@@ -84,7 +84,7 @@ def _check_float(fn: str, name: str, t: Tensor) -> None:
         raise nwerr.TypeError(f"{fn}: {name} must be a torch.Tensor, got {type(t).__name__}")
     if t.dim() < 1:
         raise nwerr.ValueError(f"{fn}: {name} must have a first dimension with one row per item, got a "
-                         "0-d tensor")
+                               "0-d tensor")
     if t.dtype not in _FLOATS:
         raise nwerr.TypeError(f"{fn}: {name} must be float32 or float64, got {t.dtype}")
 
@@ -97,7 +97,7 @@ def align(fn: str, lhs: Optional[Tensor], rhs: Optional[Tensor]):
     if lhs is not None and rhs is not None:
         if lhs.dtype != rhs.dtype:
             raise nwerr.TypeError(f"{fn}: lhs and rhs must have the same dtype, got {lhs.dtype} and "
-                            f"{rhs.dtype}")
+                                  f"{rhs.dtype}")
         rank = max(lhs.dim(), rhs.dim())
         lhs = lhs.reshape((lhs.shape[0],) + (1,) * (rank - lhs.dim()) + tuple(lhs.shape[1:]))
         rhs = rhs.reshape((rhs.shape[0],) + (1,) * (rank - rhs.dim()) + tuple(rhs.shape[1:]))
@@ -218,7 +218,7 @@ def check_mm(fn: str, a: Tensor, b: Tensor) -> None:
         raise nwerr.ValueError(f"{fn}: a must be 2-D (rows, in_features), got shape {tuple(a.shape)}")
     if b.dim() != 3:
         raise nwerr.ValueError(f"{fn}: b must be 3-D (num_types, in_features, out_features), got shape "
-                         f"{tuple(b.shape)}")
+                               f"{tuple(b.shape)}")
     if a.shape[1] != b.shape[1]:
         raise nwerr.ValueError(f"{fn}: a has {a.shape[1]} features per row but b expects {b.shape[1]}")
     if a.dtype != b.dtype:

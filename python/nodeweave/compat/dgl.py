@@ -65,8 +65,8 @@ class _TopLevel(types.ModuleType):
             return getattr(nodeweave, _EXTRA_NAMES.get(name, name))
         except AttributeError:
             raise nwerr.AttributeError(f"module 'dgl' (aliased to nodeweave by nodeweave.compat.dgl) has no "
-                                 f"attribute {name!r}: nodeweave has no counterpart; see "
-                                 f"docs/migrating_from_dgl.md") from None
+                                       f"attribute {name!r}: nodeweave has no counterpart; see "
+                                       f"docs/migrating_from_dgl.md") from None
 
     def __dir__(self) -> list[str]:
         import nodeweave

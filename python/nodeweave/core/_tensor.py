@@ -205,7 +205,7 @@ def _deepcopy(self, memo):
         return memo[id(self)]
     if not self.is_leaf:
         raise nwerr.RuntimeError("only leaf tensors (created by the user, not by an operation on tensors that "
-                           "require grad) support copy.deepcopy; call .detach() first")
+                                 "require grad) support copy.deepcopy; call .detach() first")
     out = self.detach().clone()
     if self.requires_grad:
         out.requires_grad_(True)

@@ -41,7 +41,7 @@ def _device_index(device, fn: str) -> int | None:
         return 0 if is_available() else None
     if isinstance(device, bool) or not isinstance(device, (int, str, _C.device)):
         raise nwerr.TypeError(f"{fn}: device must be None, an int, a string or a nodeweave device, "
-                        f"got {type(device).__name__}")
+                              f"got {type(device).__name__}")
     dev = _C.device(device)
     if dev.type != "cuda":
         raise nwerr.ValueError(f"{fn}: expected a CUDA device, got {str(dev)!r}")

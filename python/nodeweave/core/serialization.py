@@ -148,7 +148,7 @@ class _Encoder:
             finally:
                 self.active.discard(id(obj))
         raise nwerr.TypeError(f"save: can't save an object of type {type(obj).__name__} at {where}; supported are "
-                        f"tensors, None, bool, int, float, str, dtypes and lists/tuples/dicts of them")
+                              f"tensors, None, bool, int, float, str, dtypes and lists/tuples/dicts of them")
 
 
 def _write_tensor_data(f: BinaryIO, t: Tensor) -> None:

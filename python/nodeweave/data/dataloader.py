@@ -49,7 +49,7 @@ def graph_labels_of(dataset: Any) -> np.ndarray:
     arr = np.asarray(labels)
     if arr.ndim != 1 or arr.dtype.kind not in "iu":
         raise nwerr.ValueError(f"kfold_split needs one integer class label per item, got an array of shape "
-                         f"{arr.shape} and dtype {arr.dtype}")
+                               f"{arr.shape} and dtype {arr.dtype}")
     return arr.astype(np.int64)
 
 
@@ -131,7 +131,7 @@ class GraphDataLoader:
         if sampler is not None:
             if isinstance(sampler, (str, bytes, dict)) or not isinstance(sampler, Iterable):
                 raise nwerr.TypeError(f"GraphDataLoader: sampler must be an iterable of dataset indices, got "
-                                f"{type(sampler).__name__}")
+                                      f"{type(sampler).__name__}")
             if shuffle:
                 raise nwerr.ValueError("GraphDataLoader: sampler and shuffle=True both set the order; give one")
         self.dataset, self.batch_size = dataset, int(batch_size)
@@ -147,7 +147,7 @@ class GraphDataLoader:
             n = len(self.sampler)
         else:
             raise nwerr.TypeError(f"GraphDataLoader: len() needs a sampler with a length, got "
-                            f"{type(self.sampler).__name__}")
+                                  f"{type(self.sampler).__name__}")
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
 
     def _indices(self) -> Iterator[int]:
@@ -160,7 +160,7 @@ class GraphDataLoader:
             if isinstance(idx, np.ndarray):
                 if idx.ndim != 0:
                     raise nwerr.TypeError(f"GraphDataLoader: the sampler must yield single indices, got an array of "
-                                    f"shape {idx.shape}")
+                                          f"shape {idx.shape}")
                 idx = idx.item()
             if isinstance(idx, (bool, np.bool_)) or not isinstance(idx, (int, np.integer)):
                 raise nwerr.TypeError(f"GraphDataLoader: the sampler must yield int indices, got {i!r}")

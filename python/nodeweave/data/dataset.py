@@ -80,7 +80,7 @@ def reverse_option(own: Any, own_name: str, reverse_edge: Any, owner: str, defau
     given = {n: flag(v, n, owner) for n, v in ((own_name, own), ("reverse_edge", reverse_edge)) if v is not None}
     if len(set(given.values())) > 1:
         raise nwerr.ValueError(f"{owner}: {own_name}={given[own_name]} and reverse_edge={given['reverse_edge']} "
-                         "contradict each other (they are the same option); give one")
+                               "contradict each other (they are the same option); give one")
     return next(iter(given.values()), default)
 
 
@@ -113,7 +113,7 @@ class Dataset:
                  transform: Callable[[Any], Any] | None = None) -> None:
         if transform is not None and not callable(transform):
             raise nwerr.TypeError(f"{type(self).__name__}: transform must be a callable graph -> graph or None, "
-                            f"got {type(transform).__name__}")
+                                  f"got {type(transform).__name__}")
         self.transform = transform
         self.raw_dir: Path = data_dir(raw_dir)
         ensure_files(self.files, self.raw_dir, download=download, mirror=mirror, verify=verify,

@@ -184,8 +184,8 @@ def ensure_files(files: Sequence[RemoteFile], root: Path, *, download: bool = Tr
     if not download:
         lines = [f"  {root / f.path}  <-  {f.source()}" for f in missing]
         raise nwerr.FileNotFoundError(f"{owner}: {len(missing)} raw file(s) missing and download=False:\n"
-                                + "\n".join(lines)
-                                + "\nPut them there, set NODEWEAVE_DATA_DIR to a directory holding them, "
+                                      + "\n".join(lines)
+                                      + "\nPut them there, set NODEWEAVE_DATA_DIR to a directory holding them, "
                                   "or pass download=True.")
     base = mirror_url(mirror)
     unknown = [f for f in missing if f.sha256 is None]
@@ -199,8 +199,8 @@ def ensure_files(files: Sequence[RemoteFile], root: Path, *, download: bool = Tr
     if unreachable:
         lines = [f"  {root / f.path}" for f in unreachable]
         raise nwerr.FileNotFoundError(f"{owner}: these raw files are missing and have no public download URL:\n"
-                                + "\n".join(lines) + "\nPut them there or set NODEWEAVE_DATA_MIRROR to a "
-                                "mirror of the data-directory layout.")
+                                      + "\n".join(lines) + "\nPut them there or set NODEWEAVE_DATA_MIRROR to a "
+                                      "mirror of the data-directory layout.")
     fetch(missing, root, mirror=base, progress=progress)
 
 

@@ -101,7 +101,7 @@ class GINDataset(TUDataset):
                  transform: Callable[[Any], Any] | None = None, reverse_edge: bool = True) -> None:
         if name in UNAVAILABLE:
             raise nwerr.ValueError(f"GINDataset: {name!r} is one of GIN's social sets, whose files nodeweave has no "
-                             f"record of; available: {sorted(NAMES)}")
+                                   f"record of; available: {sorted(NAMES)}")
         if name not in NAMES or NAMES[name] not in SHA256:
             raise nwerr.ValueError(f"GINDataset: name must be one of {sorted(NAMES)}, got {name!r}")
         self.self_loop = flag(self_loop, "self_loop", "GINDataset")

@@ -179,7 +179,7 @@ class ClusterGCNSampler(Sampler):
             types = np.asarray(b.to_numpy(balance_ntypes) if b is not None else balance_ntypes).reshape(-1)
             if types.shape != (n,):
                 raise nwerr.ValueError(f"ClusterGCNSampler: balance_ntypes must hold one value per node ({n}), "
-                                 f"got shape {types.shape}")
+                                       f"got shape {types.shape}")
             cols = [(types == t).astype(np.int64) for t in np.unique(types)]
         if balance_edges:
             deg = g.in_degrees()
@@ -201,7 +201,7 @@ class ClusterGCNSampler(Sampler):
         g = check_homogeneous(g, fn)
         if g.num_nodes() != self._num_nodes:
             raise nwerr.ValueError(f"{fn}: g has {g.num_nodes()} nodes but the parts were computed for a graph "
-                             f"of {self._num_nodes}")
+                                   f"of {self._num_nodes}")
         ids, _ = as_int_array(partition_ids, "partition_ids")
         bad = (ids < 0) | (ids >= self.k)
         if bad.any():

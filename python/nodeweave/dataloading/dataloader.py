@@ -111,7 +111,7 @@ class DataLoader:
             raise nwerr.TypeError(f"graph must be a nodeweave graph, got {type(graph).__name__}")
         if not callable(getattr(graph_sampler, "sample", None)):
             raise nwerr.TypeError(f"graph_sampler must have a sample(g, indices) method, got "
-                            f"{type(graph_sampler).__name__}")
+                                  f"{type(graph_sampler).__name__}")
         if num_workers is None:
             num_workers = default_num_workers()
         for name, v, low in (("batch_size", batch_size, 1), ("num_workers", num_workers, 0)):
@@ -129,7 +129,7 @@ class DataLoader:
         # process sees, so ignoring it would train every rank on every seed.
         if kwargs.get("use_ddp"):
             raise nwerr.NotImplementedError("DataLoader: use_ddp=True (a shard of the seeds per torch.distributed "
-                                      "rank) is not supported yet; pass each rank its own indices")
+                                            "rank) is not supported yet; pass each rank its own indices")
         self.graph = graph
         self.graph_sampler = graph_sampler
         self.batch_size = int(batch_size)
@@ -147,7 +147,7 @@ class DataLoader:
         self.cache_size = _check_cache_size(cache_size)
         if self.cache_size and not (self.num_workers >= 1 and _native_path(self)):
             raise nwerr.ValueError("cache_size needs the C++ loader: a NeighborSampler or LaborSampler on a "
-                             "CPU graph with num_workers >= 1")
+                                   "CPU graph with num_workers >= 1")
         # (side, ntype, feature name) -> (the feature tensor it caches, _C.sampling.FeatureCache)
         self._caches: dict[tuple, tuple[Any, Any]] = {}
 
@@ -216,7 +216,7 @@ class DataLoader:
 def _check_cache_size(v: Any) -> int | float:
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
         raise nwerr.TypeError(f"cache_size must be an int (rows) or a float in [0, 1] (a share of the rows), "
-                        f"got {type(v).__name__}")
+                              f"got {type(v).__name__}")
     if isinstance(v, (float, np.floating)):
         if not 0 <= v <= 1:
             raise nwerr.ValueError(f"cache_size as a float is a share of the rows in [0, 1], got {v}")

@@ -46,10 +46,10 @@ class EdgePredictionSampler(Sampler):
                  prefetch_labels: Any = None) -> None:
         if not callable(getattr(sampler, "sample", None)):
             raise nwerr.TypeError(f"sampler must have a sample(g, seed_nodes, exclude_eids) method, got "
-                            f"{type(sampler).__name__}")
+                                  f"{type(sampler).__name__}")
         if not (exclude in _EXCLUDE or callable(exclude)):
             raise nwerr.ValueError(f"exclude must be None, 'self', 'reverse_id', 'reverse_types' or a callable, "
-                             f"got {exclude!r}")
+                                   f"got {exclude!r}")
         if exclude == "reverse_id" and reverse_eids is None:
             raise nwerr.ValueError("exclude='reverse_id' needs reverse_eids (the id of each edge's reverse edge)")
         if exclude == "reverse_types" and not isinstance(reverse_etypes, dict):

@@ -108,7 +108,7 @@ class NeighborSampler(BlockSampler):
             relations.append((ntypes.index(ct[0]), ntypes.index(ct[2]), rel, w))
         if self.edge_dir == "out" and len(etypes) > 1:
             raise nwerr.ValueError("edge_dir='out' blocks are built on graphs with one edge type; reverse the "
-                             "heterograph (nw.reverse) and sample in-edges instead")
+                                   "heterograph (nw.reverse) and sample in-edges instead")
         sampler = _C.sampling.BlockSampler([g.num_nodes(nt) for nt in ntypes], relations, fanouts,
                                            self.replace, self.edge_dir == "out", **self.native_options())
         self._cpp = (weakref.ref(g), cols, sampler)

@@ -26,7 +26,7 @@ def check_homogeneous(g: Any, fn: str) -> HeteroGraph:
         raise nwerr.ValueError(f"{fn}: g is a block; pass the graph the block came from")
     if len(g.ntypes) != 1 or len(g.canonical_etypes) != 1:
         raise nwerr.ValueError(f"{fn}: g must have one node type and one edge type, got node types {g.ntypes} "
-                         f"and edge types {g.canonical_etypes}; convert it with nw.to_homogeneous")
+                               f"and edge types {g.canonical_etypes}; convert it with nw.to_homogeneous")
     return g
 
 

@@ -48,8 +48,8 @@ def _feature_names(frames: list[Frame], sizes: list[int], spec: Any, what: str, 
                 miss = sorted(set(names) - set(frames[i]))
                 key = (extra or miss)[0]
                 raise nwerr.ValueError(f"batch: graphs[{i}] {what} feature {key!r} "
-                                 f"{'is not in' if extra else 'is missing; it is in'} graphs[{ref}] "
-                                 "(all graphs must have the same features)")
+                                       f"{'is not in' if extra else 'is missing; it is in'} graphs[{ref}] "
+                                       "(all graphs must have the same features)")
     else:
         if isinstance(spec, str):
             raise nwerr.TypeError(f"batch: {arg} must be ALL, None or a list of feature names, got {spec!r}")
@@ -67,7 +67,7 @@ def _feature_names(frames: list[Frame], sizes: list[int], spec: Any, what: str, 
                 scheme, first = s, i
             elif s != scheme:
                 raise nwerr.ValueError(f"batch: graphs[{i}] {what} feature {k!r} has row shape {s[0]} and dtype "
-                                 f"{s[1]}, but graphs[{first}] has {scheme[0]} and {scheme[1]}")
+                                       f"{s[1]}, but graphs[{first}] has {scheme[0]} and {scheme[1]}")
     return names
 
 
@@ -115,7 +115,7 @@ def batch(graphs: Sequence[HeteroGraph], ndata: Any = ALL, edata: Any = ALL) -> 
             raise nwerr.ValueError(f"batch: graphs[{i}] has edge types {g._etypes}, graphs[0] has {g0._etypes}")
         if g._idtype_name != g0._idtype_name:
             raise nwerr.ValueError(f"batch: graphs[{i}] has idtype {g._idtype_name}, graphs[0] has "
-                             f"{g0._idtype_name}; convert with .int() or .long()")
+                                   f"{g0._idtype_name}; convert with .int() or .long()")
         if g._device != g0._device:
             raise nwerr.ValueError(f"batch: graphs[{i}] is on {g._device}, graphs[0] on {g0._device}")
     num_nodes, bnn, nframes = {}, {}, {}
@@ -163,7 +163,7 @@ def _split_counts(g: HeteroGraph, split: Any, kind: str) -> dict | None:
         total = g._num_nodes[t] if kind == "node" else g._rels[t].num_edges
         if arr.size and arr.min() < 0 or int(arr.sum()) != total:
             raise nwerr.ValueError(f"unbatch: {arg}[{key!r}] must be non-negative counts summing to {total}, "
-                             f"got {arr.tolist()}")
+                                   f"got {arr.tolist()}")
         out[t] = arr
     for t in types:
         if t not in out:
@@ -202,8 +202,8 @@ def unbatch(g: HeteroGraph, node_split: Any = None, edge_split: Any = None) -> l
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
                 raise nwerr.ValueError(f"unbatch: edge {i} of type {ct!r} belongs to graph {int(eg[i])} but its "
-                                 f"{end} node {int(arr[i])} belongs to graph {int(ng[i])}; the batch counts "
-                                 "don't match the structure")
+                                       f"{end} node {int(arr[i])} belongs to graph {int(ng[i])}; the batch counts "
+                                       "don't match the structure")
         coo[ct] = (src, dst)
     out = []
     for i in range(nb):

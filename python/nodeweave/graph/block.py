@@ -55,7 +55,7 @@ class Block(HeteroGraph):
                     raise nwerr.TypeError(f"node type names must be strings, got {nt!r}")
                 if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
                     raise nwerr.ValueError(f"the number of {side} nodes of {nt!r} must be a non-negative "
-                                     f"int, got {n!r}")
+                                           f"int, got {n!r}")
         self._srctypes = list(num_src_nodes)
         self._dsttypes = list(num_dst_nodes)
         self._ntypes = list(dict.fromkeys(self._srctypes + self._dsttypes))
@@ -66,12 +66,12 @@ class Block(HeteroGraph):
             st, _, dt = ct
             if st not in num_src_nodes or dt not in num_dst_nodes:
                 raise nwerr.ValueError(f"edge type {ct!r}: {st!r} must be a source and {dt!r} a destination "
-                                 f"node type of the block (sources {self._srctypes}, destinations "
-                                 f"{self._dsttypes})")
+                                       f"node type of the block (sources {self._srctypes}, destinations "
+                                       f"{self._dsttypes})")
             if rel.num_src != num_src_nodes[st] or rel.num_dst != num_dst_nodes[dt]:
                 raise nwerr.ValueError(f"edge type {ct!r}: the relation has {rel.num_src} source and "
-                                 f"{rel.num_dst} destination nodes, the block {num_src_nodes[st]} and "
-                                 f"{num_dst_nodes[dt]}")
+                                       f"{rel.num_dst} destination nodes, the block {num_src_nodes[st]} and "
+                                       f"{num_dst_nodes[dt]}")
             self._etypes.append(ct)
             self._rels[ct] = rel
             idtypes.add(rel.idtype)
@@ -275,7 +275,7 @@ def to_block(g: HeteroGraph, dst_nodes: Any = None, include_dst_in_src: bool = T
             if sorted(order.tolist()) != sorted(got.tolist()) or (
                     include_dst_in_src and not np.array_equal(order[:len(dst_list[i])], dst_list[i])):
                 raise nwerr.ValueError(f"src_nodes[{nt!r}] must be the block's source nodes "
-                                 f"({len(got)} of them, destination nodes first)")
+                                       f"({len(got)} of them, destination nodes first)")
             remap = np.empty(len(got), np.int64)
             pos = {int(v): j for j, v in enumerate(order.tolist())}
             remap[:] = [pos[int(v)] for v in got.tolist()]
@@ -346,7 +346,7 @@ def create_block(data_dict: Any, num_src_nodes: Any = None, num_dst_nodes: Any =
             n = check_count(given[nt], f"{arg}[{nt!r}]" if len(given) > 1 else arg)
             if n < need.get(nt, 0):
                 raise nwerr.ValueError(f"create_block: {arg}={n} for node type {nt!r} is too small: the edges "
-                                 f"use {side} node id {need[nt] - 1}")
+                                       f"use {side} node id {need[nt] - 1}")
             side_counts[nt] = n
         counts[side] = side_counts
     idt = infer_idtype(idtype, list(specs.values()))

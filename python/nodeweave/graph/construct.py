@@ -110,8 +110,8 @@ def graph(data: Any, num_nodes: int | None = None, idtype: Any = None, device: A
         return _finish(g, device)
     if not isinstance(data, (tuple, list)):
         raise nwerr.TypeError(f"graph(): data must be {EDGE_FORMS}; or a SciPy sparse matrix or a networkx "
-                        f"graph; got {type(data).__name__}"
-                        + (" (for an edge_index of shape (2, E) pass (edge_index[0], edge_index[1]))"
+                              f"graph; got {type(data).__name__}"
+                              + (" (for an edge_index of shape (2, E) pass (edge_index[0], edge_index[1]))"
                            if len(getattr(data, "shape", ())) == 2 else ""))
     spec = parse_edges(data, "graph()")
     need = max(spec.needed())
@@ -123,7 +123,7 @@ def graph(data: Any, num_nodes: int | None = None, idtype: Any = None, device: A
             if spec.fmt != "coo" and spec.needed()[0 if spec.fmt == "csr" else 1] > n:
                 raise nwerr.ValueError(f"num_nodes={n} is too small: indptr has {len(spec.arrays[0]) - 1} rows")
             raise nwerr.ValueError(f"num_nodes={n} is too small: the edges use node id {need - 1} "
-                             f"(num_nodes must be at least {need})")
+                                   f"(num_nodes must be at least {need})")
     rel = spec.build(n, n, infer_idtype(idtype, [spec]), formats)
     g = HeteroGraph._create({DEFAULT_NTYPE: n}, {(DEFAULT_NTYPE, DEFAULT_ETYPE, DEFAULT_NTYPE): rel})
     return _finish(g, device)
@@ -172,7 +172,7 @@ def heterograph(data_dict: dict, num_nodes_dict: dict[str, int] | None = None, i
             ct = key
         else:
             raise nwerr.ValueError(f"heterograph(): edge type keys must be (src_type, etype, dst_type) tuples "
-                             f"of strings or etype strings, got {key!r}")
+                                   f"of strings or etype strings, got {key!r}")
         if ct in specs:
             raise nwerr.ValueError(f"heterograph(): edge type {ct!r} is given twice")
         specs[ct] = parse_edges(value, f"heterograph(): data_dict[{key!r}]")
@@ -184,14 +184,14 @@ def heterograph(data_dict: dict, num_nodes_dict: dict[str, int] | None = None, i
     counts = dict(needed)
     if num_nodes_dict is not None and not isinstance(num_nodes_dict, dict):
         raise nwerr.TypeError("heterograph(): num_nodes_dict must be a dict {node_type: count}, got "
-                        f"{type(num_nodes_dict).__name__}")
+                              f"{type(num_nodes_dict).__name__}")
     for nt, n in (num_nodes_dict or {}).items():
         if not isinstance(nt, str):
             raise nwerr.TypeError(f"num_nodes_dict keys must be node type names, got {nt!r}")
         n = check_count(n, f"num_nodes_dict[{nt!r}]")
         if n < needed.get(nt, 0):
             raise nwerr.ValueError(f"num_nodes_dict[{nt!r}]={n} is too small: the edges use {nt!r} node id "
-                             f"{needed[nt] - 1} (need at least {needed[nt]})")
+                                   f"{needed[nt] - 1} (need at least {needed[nt]})")
         counts[nt] = n
     idt = infer_idtype(idtype, list(specs.values()))
     ntypes = sorted(counts)
@@ -238,7 +238,7 @@ def from_scipy(sp_mat: Any, eweight_name: str | None = None, idtype: Any = None,
     n, m = sp_mat.shape
     if n != m:
         raise nwerr.ValueError(f"from_scipy: the matrix must be square for a homogeneous graph, got shape "
-                         f"{sp_mat.shape}; use nw.heterograph for bipartite relations")
+                               f"{sp_mat.shape}; use nw.heterograph for bipartite relations")
     coo = sp_mat.tocoo()
     src = np.asarray(coo.row, dtype=np.int64)
     dst = np.asarray(coo.col, dtype=np.int64)
@@ -337,7 +337,7 @@ def to_networkx(g: HeteroGraph, node_attrs: Sequence[str] | None = None,
         raise nwerr.TypeError(f"to_networkx: expected a graph, got {type(g).__name__}")
     if len(g.ntypes) != 1 or len(g.canonical_etypes) != 1:
         raise nwerr.ValueError("to_networkx: only graphs with one node type and one edge type are supported, "
-                         f"got node types {g.ntypes} and edge types {g.canonical_etypes}")
+                               f"got node types {g.ntypes} and edge types {g.canonical_etypes}")
     ct = g.canonical_etypes[0]
     src, dst = g._coo(ct)
     out = nx.MultiDiGraph()
@@ -472,7 +472,7 @@ def read_edge_list(path: str | os.PathLike, delimiter: str | None = None, header
         fields = body.split(delimiter) if delimiter is not None else body.split()
         if len(fields) < need:
             raise nwerr.ValueError(f"{name}, line {lineno}: expected at least {need} fields separated by "
-                             f"{_describe_delim(delimiter)}, got {len(fields)}: {line.rstrip(chr(13))!r}")
+                                   f"{_describe_delim(delimiter)}, got {len(fields)}: {line.rstrip(chr(13))!r}")
         pair = []
         for col in (src_col, dst_col):
             tok = fields[col].strip()
@@ -485,7 +485,7 @@ def read_edge_list(path: str | os.PathLike, delimiter: str | None = None, header
                 if tok.startswith("-") and _DIGITS.match(tok[1:]):
                     raise nwerr.ValueError(f"{name}, line {lineno}: node id {tok} in column {col} is negative")
                 raise nwerr.ValueError(f"{name}, line {lineno}: column {col} holds {tok!r}, not an integer "
-                                 "node id (pass relabel=True for non-integer labels)")
+                                       "node id (pass relabel=True for non-integer labels)")
             value = int(tok)
             if value > np.iinfo(np.int64).max:
                 raise nwerr.ValueError(f"{name}, line {lineno}: node id {tok} in column {col} is too large")

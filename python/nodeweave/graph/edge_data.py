@@ -83,7 +83,7 @@ def check_count(n: Any, name: str) -> int:
         arr = B.to_numpy(n)
         if arr.ndim != 0 or arr.dtype.kind not in "iu":
             raise nwerr.TypeError(f"{name} must be an int, got a tensor of shape {tuple(arr.shape)} and "
-                            f"dtype {arr.dtype}")
+                                  f"dtype {arr.dtype}")
         n = arr.item()
     elif isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
         raise nwerr.TypeError(f"{name} must be an int, got {type(n).__name__} {n!r}")
@@ -171,8 +171,8 @@ def _edge_list(data: list, where: str) -> RelSpec:
         return RelSpec("coo", (empty, empty), False)
     if len(data) == 2 and all(_is_array(x) for x in data):
         raise nwerr.ValueError(f"{where}: a list of two arrays or tensors is ambiguous, [src, dst] or two "
-                         "(u, v) pairs: pass (src, dst) as a tuple, or the pairs as a list of (u, v) "
-                         f"tuples. Accepted forms: {EDGE_FORMS}")
+                               "(u, v) pairs: pass (src, dst) as a tuple, or the pairs as a list of (u, v) "
+                               f"tuples. Accepted forms: {EDGE_FORMS}")
     try:
         arr = np.asarray(data)
     except Exception:  # noqa: BLE001 - ragged, or tensors NumPy cannot read: diagnosed below
@@ -182,7 +182,7 @@ def _edge_list(data: list, where: str) -> RelSpec:
     if arr.dtype.kind == "i" and arr.size and arr.min() < 0:
         i = int(np.flatnonzero((arr < 0).any(axis=1))[0])
         raise nwerr.ValueError(f"{where}: edge {i} = ({arr[i, 0]}, {arr[i, 1]}) has a negative node id; "
-                         "node ids start at 0")
+                               "node ids start at 0")
     name = f"{where}: the edge list"
     # As DGL: pairs given as int32 tensors make an int32 graph, as (src, dst) int32 tensors do.
     int32_given = all(_is_int32_tensor(item) for item in data)
@@ -200,7 +200,7 @@ def _pair(item: Any, i: int, where: str) -> tuple[Any, Any]:
     else:
         held = f"is {_describe(item)}"
     raise nwerr.ValueError(f"{where}: a list is read as edges, one (u, v) pair per item, but item {i} "
-                     f"{held}; pass (src, dst) id sequences as a tuple. Accepted forms: {EDGE_FORMS}")
+                           f"{held}; pass (src, dst) id sequences as a tuple. Accepted forms: {EDGE_FORMS}")
 
 
 def _scalar(v: Any) -> Any:
@@ -216,8 +216,8 @@ def parse_edges(data: Any, where: str) -> RelSpec:
     if isinstance(data, tuple):
         if len(data) != 2:
             raise nwerr.ValueError(f"{where}: a tuple is read as (src, dst) and must hold 2 id sequences, got "
-                             f"{len(data)} items (a list of (u, v) pairs is a list). "
-                             f"Accepted forms: {EDGE_FORMS}")
+                                   f"{len(data)} items (a list of (u, v) pairs is a list). "
+                                   f"Accepted forms: {EDGE_FORMS}")
         return _coo(*data)
     if isinstance(data, list):
         return _edge_list(data, where)

@@ -86,13 +86,13 @@ class Frame(MutableMapping):
         shape = B.shape(value)
         if len(shape) == 0:
             raise nwerr.ValueError(f"{self.name}[{key!r}]: expected {self._num_rows} rows "
-                             f"(one per {self.row_name}), got a 0-dimensional tensor")
+                                   f"(one per {self.row_name}), got a 0-dimensional tensor")
         if shape[0] != self._num_rows:
             raise nwerr.ValueError(f"{self.name}[{key!r}]: expected {self._num_rows} rows "
-                             f"(one per {self.row_name}), got {shape[0]}")
+                                   f"(one per {self.row_name}), got {shape[0]}")
         if self.device is not None and B.device_str(value) != self.device:
             raise nwerr.ValueError(f"{self.name}[{key!r}]: the tensor is on {B.device_str(value)} but the "
-                             f"graph is on {self.device}; move one of them with .to()")
+                                   f"graph is on {self.device}; move one of them with .to()")
 
     def __setitem__(self, key: str, value: Any) -> None:
         self._check(key, value)
@@ -103,7 +103,7 @@ class Frame(MutableMapping):
             return self._columns[key]
         except KeyError:
             raise nwerr.KeyError(f"{self.name} has no feature {key!r} (it has: "
-                           f"{', '.join(map(repr, self._columns)) or 'none'})") from None
+                                 f"{', '.join(map(repr, self._columns)) or 'none'})") from None
 
     def __delitem__(self, key: str) -> None:
         try:

@@ -185,11 +185,11 @@ class HeteroGraph(MessagePassing):
             for role, t in (("source", st), ("destination", dt)):
                 if t not in self._num_nodes:
                     raise nwerr.ValueError(f"edge type {ct!r}: {role} node type {t!r} is not among the node "
-                                     f"types {self._ntypes}")
+                                           f"types {self._ntypes}")
             if rel.num_src != self._num_nodes[st] or rel.num_dst != self._num_nodes[dt]:
                 raise nwerr.ValueError(f"edge type {ct!r}: the relation has {rel.num_src} source and "
-                                 f"{rel.num_dst} destination nodes, but the graph has "
-                                 f"{self._num_nodes[st]} {st!r} and {self._num_nodes[dt]} {dt!r} nodes")
+                                       f"{rel.num_dst} destination nodes, but the graph has "
+                                       f"{self._num_nodes[st]} {st!r} and {self._num_nodes[dt]} {dt!r} nodes")
             if B.canonical_device(rel.device) != self._device:
                 raise nwerr.ValueError(f"edge type {ct!r}: the relation is on {rel.device}, the graph on {self._device}")
             if ct in self._rels:
@@ -307,7 +307,7 @@ class HeteroGraph(MessagePassing):
         if etype is None:
             if len(self._etypes) != 1:
                 raise nwerr.ValueError("etype must be given: the graph has "
-                                 f"{len(self._etypes)} edge types {self._etypes}")
+                                       f"{len(self._etypes)} edge types {self._etypes}")
             return self._etypes[0]
         if isinstance(etype, tuple):
             if etype in self._rels:
@@ -320,7 +320,7 @@ class HeteroGraph(MessagePassing):
             if not found:
                 raise nwerr.ValueError(f"unknown edge type {etype!r} (the graph has {self.etypes})")
             raise nwerr.ValueError(f"edge type {etype!r} is ambiguous: it names {found}; pass the canonical "
-                             "(src_type, etype, dst_type) tuple")
+                                   "(src_type, etype, dst_type) tuple")
         raise nwerr.TypeError(f"etype must be a string or a (src_type, etype, dst_type) tuple, got {etype!r}")
 
     def _node_key(self, side: str, ntype: str) -> Any:
@@ -597,7 +597,7 @@ class HeteroGraph(MessagePassing):
         if missing.any():
             i = int(np.flatnonzero(missing)[0])
             raise nwerr.ValueError(f"edge_ids: there is no edge {int(us[i])} -> {int(vs[i])} "
-                             f"(pair {i}{'' if len(self._etypes) == 1 else f' of type {ct!r}'})")
+                                   f"(pair {i}{'' if len(self._etypes) == 1 else f' of type {ct!r}'})")
         if not return_uv:
             eid = order[lo]
             if scalar:
@@ -764,7 +764,7 @@ class HeteroGraph(MessagePassing):
             arr, _ = as_int_array(val[nt], f"batch_num_nodes[{nt!r}]")
             if arr.sum() != self._num_nodes[nt]:
                 raise nwerr.ValueError(f"batch_num_nodes[{nt!r}] sums to {int(arr.sum())}, but the graph has "
-                                 f"{self._num_nodes[nt]} such nodes")
+                                       f"{self._num_nodes[nt]} such nodes")
             out[nt] = arr
         self._batch_num_nodes = out
 
@@ -780,7 +780,7 @@ class HeteroGraph(MessagePassing):
             arr, _ = as_int_array(val[ct], f"batch_num_edges[{ct!r}]")
             if arr.sum() != self._rels[ct].num_edges:
                 raise nwerr.ValueError(f"batch_num_edges[{ct!r}] sums to {int(arr.sum())}, but the graph has "
-                                 f"{self._rels[ct].num_edges} such edges")
+                                       f"{self._rels[ct].num_edges} such edges")
             out[ct] = arr
         self._batch_num_edges = out
 

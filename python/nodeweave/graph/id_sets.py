@@ -42,7 +42,7 @@ def ids_or_mask(x: Any, n: int, name: str, what: str) -> np.ndarray:
     if mask is not None:
         if mask.ndim != 1 or mask.shape[0] != n:
             raise nwerr.ValueError(f"{name}: a bool mask must have one entry for each of the {n} {what}, got shape "
-                             f"{tuple(mask.shape)}")
+                                   f"{tuple(mask.shape)}")
         return np.flatnonzero(mask).astype(np.int64)
     ids, _ = as_int_array(x, name)
     check_range(ids, n, name, what)
@@ -61,7 +61,7 @@ def node_sets(g: HeteroGraph, nodes: Any, name: str) -> dict[str, np.ndarray]:
         return out
     if len(g._ntypes) != 1:
         raise nwerr.ValueError(f"{name} must be a dict {{ntype: ids}} for a graph with several node types "
-                         f"{g._ntypes}, got {type(nodes).__name__}")
+                               f"{g._ntypes}, got {type(nodes).__name__}")
     nt = g._ntypes[0]
     return {nt: ids_or_mask(nodes, g._num_nodes[nt], name, "nodes")}
 
@@ -80,6 +80,6 @@ def edge_sets(g: HeteroGraph, edges: Any, name: str) -> dict[Canonical, np.ndarr
         return out
     if len(g._etypes) != 1:
         raise nwerr.ValueError(f"{name} must be a dict {{etype: ids}} for a graph with "
-                         f"{len(g._etypes)} edge types, got {type(edges).__name__}")
+                               f"{len(g._etypes)} edge types, got {type(edges).__name__}")
     ct = g._etypes[0]
     return {ct: ids_or_mask(edges, g._rels[ct].num_edges, name, "edges")}

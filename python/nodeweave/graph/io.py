@@ -84,7 +84,7 @@ class _Writer:
     def add(self, arr: np.ndarray, where: str) -> int:
         if arr.dtype.name not in _DTYPES:
             raise nwerr.TypeError(f"save_graphs: {where} has dtype {arr.dtype}, which graph files can't hold "
-                            f"(supported: {', '.join(_DTYPES)})")
+                                  f"(supported: {', '.join(_DTYPES)})")
         a = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
         self.size = _align(self.size)
         self.entries.append({"dtype": a.dtype.name, "shape": list(a.shape), "offset": self.size,
@@ -98,7 +98,7 @@ class _Writer:
         name = B.dtype_name(t)
         if name not in _DTYPES:
             raise nwerr.TypeError(f"save_graphs: {where} has dtype {name}, which graph files can't hold "
-                            f"(supported: {', '.join(_DTYPES)}); convert it first")
+                                  f"(supported: {', '.join(_DTYPES)}); convert it first")
         return self.add(B.to_numpy(t), where)
 
 
@@ -372,7 +372,7 @@ def _parse_idx_list(idx_list: Any, n: int) -> list[int]:
         items = list(idx_list)
     except TypeError:
         raise nwerr.TypeError(f"load_graphs: idx_list must be a list of graph indices, got "
-                        f"{type(idx_list).__name__}") from None
+                              f"{type(idx_list).__name__}") from None
     out = []
     for j, v in enumerate(items):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):

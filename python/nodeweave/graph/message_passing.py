@@ -108,7 +108,7 @@ class MessagePassing:
         if etype is None:
             if len(self._etypes) != 1:
                 raise nwerr.ValueError("this graph has several edge types "
-                                 f"{self._etypes}; pass etype=")
+                                       f"{self._etypes}; pass etype=")
             return self._etypes[0]
         if isinstance(etype, tuple):
             if etype not in self._rels:
@@ -117,7 +117,7 @@ class MessagePassing:
         matches = [c for c in self._etypes if c[1] == etype]
         if len(matches) != 1:
             raise nwerr.KeyError(f"edge type {etype!r} " + ("is ambiguous" if matches else "not found")
-                           + f"; the graph has {self._etypes}")
+                                 + f"; the graph has {self._etypes}")
         return matches[0]
 
     def _operand(self, target: str, field: str, cet):
@@ -164,7 +164,7 @@ class MessagePassing:
         out = message_func(self._edge_batch(cet, eids))
         if not isinstance(out, dict):
             raise nwerr.TypeError("a message function must return a dict of tensors, got "
-                            f"{type(out).__name__}")
+                                  f"{type(out).__name__}")
         return out
 
     def _reduce(self, rel, cet, message_func: MessageFunc, reduce_func: ReduceFunc,
@@ -182,7 +182,7 @@ class MessagePassing:
         if isinstance(reduce_func, BuiltinReduce) and isinstance(message_func, BuiltinMessage):
             if reduce_func.msg_field != message_func.out_field:
                 raise nwerr.KeyError(f"reduce function reads message {reduce_func.msg_field!r} but the "
-                               f"message function writes {message_func.out_field!r}")
+                                     f"message function writes {message_func.out_field!r}")
             m = message_func
             fusable = (m.op != "dot" and "v" not in (m.lhs_target, m.rhs_target)
                        and eids is None)
@@ -192,7 +192,7 @@ class MessagePassing:
         if isinstance(reduce_func, BuiltinReduce):
             if reduce_func.msg_field not in msgs:
                 raise nwerr.KeyError(f"reduce function reads message {reduce_func.msg_field!r}; the "
-                               f"message function produced {sorted(msgs)}")
+                                     f"message function produced {sorted(msgs)}")
             return {reduce_func.out_field: gspmm(rel_run, "copy_rhs", reduce_func.name, None,
                                                  msgs[reduce_func.msg_field])}
         return self._bucketed_reduce(rel_run, cet, msgs, reduce_func)
@@ -233,7 +233,7 @@ class MessagePassing:
             out = reduce_func(nb)
             if not isinstance(out, dict):
                 raise nwerr.TypeError("a reduce function must return a dict of tensors, got "
-                                f"{type(out).__name__}")
+                                      f"{type(out).__name__}")
             for k, v in out.items():
                 results.setdefault(k, []).append(v)
             order.append(nodes)
@@ -330,7 +330,7 @@ class MessagePassing:
         eids = self._id_array(edges)
         if eids.size and (eids.min() < 0 or eids.max() >= rel.num_edges):
             raise nwerr.IndexError(f"send_and_recv: edge ids must be in [0, {rel.num_edges}), got "
-                             f"{eids.min()}..{eids.max()}")
+                                   f"{eids.min()}..{eids.max()}")
         values = self._reduce(rel, cet, message_func, reduce_func, eids)
         dst = rel.to("cpu").coo()[1][eids]
         self._write_nodes(cet[2], values, np.unique(dst.astype(np.int64)), apply_node_func)
@@ -343,7 +343,7 @@ class MessagePassing:
         nodes = np.unique(self._id_array(v))
         if nodes.size and (nodes.min() < 0 or nodes.max() >= rel.num_dst):
             raise nwerr.IndexError(f"pull: node ids must be in [0, {rel.num_dst}), got "
-                             f"{nodes.min()}..{nodes.max()}")
+                                   f"{nodes.min()}..{nodes.max()}")
         indptr, _, eids = (a.astype(np.int64) for a in rel.to("cpu").csc())
         sel = np.concatenate([eids[indptr[n]:indptr[n + 1]] for n in nodes]) if nodes.size \
             else np.zeros(0, np.int64)
@@ -356,7 +356,7 @@ class MessagePassing:
         with ``cross_reducer`` (``sum``, ``mean``, ``max``, ``min`` or ``stack``)."""
         if cross_reducer not in ("sum", "mean", "max", "min", "stack"):
             raise nwerr.ValueError("cross_reducer must be sum, mean, max, min or stack, got "
-                             f"{cross_reducer!r}")
+                                   f"{cross_reducer!r}")
         per_type: Dict[str, Dict[str, list]] = {}
         for etype, funcs in etype_dict.items():
             cet = self._resolve_etype(etype)

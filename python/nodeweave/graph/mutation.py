@@ -61,7 +61,7 @@ def _check_mutable(g: HeteroGraph, fn: str) -> None:
         raise nwerr.TypeError(f"{fn}: g must be a nodeweave graph, got {type(g).__name__}")
     if g.is_block:
         raise nwerr.TypeError(f"{fn}: a block cannot be changed in place; build a new block (to_block, "
-                        "create_block) from the changed graph instead")
+                              "create_block) from the changed graph instead")
 
 
 def _count(num: Any) -> int:
@@ -88,12 +88,12 @@ def _new_rows(frame: Frame, data: Any, n: int, what: str) -> dict[str, Any]:
         Bo, Bn = backend.of(old), backend.of(new)
         if Bo is not Bn:
             raise nwerr.TypeError(f"data[{k!r}] is a {Bn.name} tensor, but the graph's feature {k!r} is a "
-                            f"{Bo.name} tensor")
+                                  f"{Bo.name} tensor")
         so = (tuple(Bo.shape(old)[1:]), Bo.dtype_name(old))
         sn = (tuple(Bn.shape(new)[1:]), Bn.dtype_name(new))
         if so != sn:
             raise nwerr.ValueError(f"data[{k!r}] has row shape {sn[0]} and dtype {sn[1]}, but the graph's "
-                             f"feature {k!r} has {so[0]} and {so[1]}")
+                                   f"feature {k!r} has {so[0]} and {so[1]}")
     return dict(data)
 
 
@@ -210,7 +210,7 @@ def add_edges(g: HeteroGraph, u: Any, v: Any, data: Mapping[str, Any] | None = N
         vs = np.full(len(us), vs[0])
     elif len(us) != len(vs):
         raise nwerr.ValueError(f"add_edges: u and v must have the same length (or one of them one id), got "
-                         f"{len(us)} and {len(vs)}")
+                               f"{len(us)} and {len(vs)}")
     for name, ids in (("u", us), ("v", vs)):
         if ids.size and ids.min() < 0:
             i = int(np.flatnonzero(ids < 0)[0])

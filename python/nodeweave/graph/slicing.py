@@ -60,13 +60,13 @@ def _matching(g: HeteroGraph, key: Any) -> list[Canonical]:
                 parts.append(k)
             else:
                 raise nwerr.TypeError(f"g[{key!r}]: each part of an edge type key must be a string or ':', "
-                                f"got {k!r}")
+                                      f"got {k!r}")
         found = [ct for ct in g._etypes if all(p is None or p == c for p, c in zip(parts, ct))]
         if not found:
             raise nwerr.ValueError(f"g[{key!r}]: no edge type matches (the graph has {g._etypes})")
         return found
     raise nwerr.TypeError(f"a graph is indexed by an edge type name or a (src_type, etype, dst_type) tuple "
-                    f"(':' matches any part), got {key!r}")
+                          f"(':' matches any part), got {key!r}")
 
 
 def _relation_view(g: HeteroGraph, ct: Canonical) -> HeteroGraph:
@@ -94,7 +94,7 @@ def _merged_frame(frames: list[Frame], type_ids: list[int], counts: list[int], i
         schemes = {(tuple(backend.of(c).shape(c)[1:]), backend.of(c).dtype_name(c)) for c in cols}
         if len(schemes) > 1:
             raise nwerr.ValueError(f"cannot merge {what} feature {k!r}: the types have different row shapes "
-                             f"or dtypes {sorted(schemes, key=str)}")
+                                   f"or dtypes {sorted(schemes, key=str)}")
         out[k] = backend.of(cols[0]).cat(cols, 0)
     counts_arr = np.asarray(counts, np.int64)
     starts = np.concatenate([[0], np.cumsum(counts_arr)[:-1]]).astype(np.int64)

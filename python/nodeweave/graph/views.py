@@ -108,7 +108,7 @@ class HeteroFrameView(MutableMapping):
         if not isinstance(value, dict):
             what = "node" if self._kind == "node" else "edge"
             raise nwerr.TypeError(f"the graph has several {what} types; set {'ndata' if what == 'node' else 'edata'}"
-                            f"[{name!r}] to a dict {{{what}_type: tensor}}, got {type(value).__name__}")
+                                  f"[{name!r}] to a dict {{{what}_type: tensor}}, got {type(value).__name__}")
         resolved = {self._resolve(k): v for k, v in value.items()}
         frames = self._frames()
         for k, v in resolved.items():  # validate everything before storing anything
@@ -161,7 +161,7 @@ class RowsFrameView(MutableMapping):
         if rows != len(self._ids):
             got = "a non-tensor" if rows is None else f"{rows} rows"
             raise nwerr.ValueError(f"feature {name!r}: expected a tensor with {len(self._ids)} rows (one per "
-                             f"selected id), got {got}")
+                                   f"selected id), got {got}")
         frame = self._view._frame
         if name in frame:
             base = frame[name]
@@ -173,7 +173,7 @@ class RowsFrameView(MutableMapping):
 
     def __delitem__(self, name: str) -> None:
         raise nwerr.TypeError("cannot delete a feature from a subset of rows; delete it from the whole "
-                        "type (g.ndata / g.edata)")
+                              "type (g.ndata / g.edata)")
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._view)

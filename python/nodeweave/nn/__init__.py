@@ -73,7 +73,7 @@ def __getattr__(attr: str) -> Any:
         return getattr(mod, attr)
     except AttributeError:
         raise nwerr.AttributeError(f"module 'nodeweave.nn' has no attribute {attr!r} (active backend: "
-                             f"{_backend.current().name})") from None
+                                   f"{_backend.current().name})") from None
 
 
 def __dir__() -> list[str]:

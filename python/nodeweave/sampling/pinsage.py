@@ -86,7 +86,7 @@ class RandomWalkNeighborSampler:
         if metapath is None:
             if len(G.ntypes) != 1 or len(G.canonical_etypes) != 1:
                 raise nwerr.ValueError("metapath must be given: the graph has node types "
-                                 f"{G.ntypes} and edge types {G.canonical_etypes}")
+                                       f"{G.ntypes} and edge types {G.canonical_etypes}")
             metapath = [G.canonical_etypes[0]]
         if isinstance(metapath, (str, tuple)) or len(metapath) == 0:
             raise nwerr.ValueError(f"metapath must be a non-empty list of edge types, got {metapath!r}")
@@ -94,7 +94,7 @@ class RandomWalkNeighborSampler:
         self.metapath = [G.to_canonical_etype(e) for e in metapath]
         if self.metapath[0][0] != self.metapath[-1][2]:
             raise nwerr.ValueError(f"the metapath must end at the node type it starts from: it goes from "
-                             f"{self.metapath[0][0]!r} to {self.metapath[-1][2]!r}")
+                                   f"{self.metapath[0][0]!r} to {self.metapath[-1][2]!r}")
         self.ntype = self.metapath[0][0]
         self.num_traversals = _count(num_traversals, "num_traversals")
         self.num_random_walks = _count(num_random_walks, "num_random_walks")
@@ -155,6 +155,6 @@ class PinSAGESampler(RandomWalkNeighborSampler):
         bw = [ct for ct in G.canonical_etypes if ct[0] == other_type and ct[2] == ntype]
         if len(fw) != 1 or len(bw) != 1:
             raise nwerr.ValueError(f"PinSAGESampler needs exactly one edge type {ntype!r} -> {other_type!r} "
-                             f"and one back, the graph has {G.canonical_etypes}")
+                                   f"and one back, the graph has {G.canonical_etypes}")
         super().__init__(G, num_traversals, termination_prob, num_random_walks, num_neighbors,
                          metapath=[fw[0], bw[0]], weight_column=weight_column)

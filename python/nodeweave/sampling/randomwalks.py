@@ -38,7 +38,7 @@ def walk_relations(g: Any, cts: Sequence[tuple], prob: str | None) -> tuple[list
     that no relation of the walk has raises ValueError (a typo would otherwise walk uniformly)."""
     if prob is not None and not isinstance(prob, str):
         raise nwerr.TypeError(f"prob must be the name of an edge feature (a str) or None, got "
-                        f"{type(prob).__name__}")
+                              f"{type(prob).__name__}")
     distinct = list(dict.fromkeys(cts))
     rels, found = [], False
     for ct in distinct:
@@ -127,7 +127,7 @@ def random_walk(g: Any, nodes: Any, *, metapath: Sequence[Any] | None = None, le
     if metapath is None:
         if len(g.ntypes) != 1 or len(g.canonical_etypes) != 1:
             raise nwerr.ValueError("metapath must be given: the graph has node types "
-                             f"{g.ntypes} and edge types {g.canonical_etypes}")
+                                   f"{g.ntypes} and edge types {g.canonical_etypes}")
         if length is None:
             raise nwerr.ValueError("give either metapath or length")
         cts = [g.canonical_etypes[0]] * _check_length(length, "length")
@@ -137,7 +137,7 @@ def random_walk(g: Any, nodes: Any, *, metapath: Sequence[Any] | None = None, le
             raise nwerr.ValueError("metapath and length are exclusive: the walk length is len(metapath)")
         if isinstance(metapath, (str, tuple)):
             raise nwerr.TypeError("metapath must be a list of edge types, got a single "
-                            f"{type(metapath).__name__} {metapath!r}")
+                                  f"{type(metapath).__name__} {metapath!r}")
         cts = [g.to_canonical_etype(e) for e in metapath]
         rel_cts = cts
         if not cts:
@@ -191,7 +191,7 @@ def node2vec_random_walk(g: Any, nodes: Any, p: float, q: float, walk_length: in
     """
     if len(g.ntypes) != 1 or len(g.canonical_etypes) != 1:
         raise nwerr.ValueError("node2vec_random_walk needs a graph with one node type and one edge type, got "
-                         f"node types {g.ntypes} and edge types {g.canonical_etypes}")
+                               f"node types {g.ntypes} and edge types {g.canonical_etypes}")
     for name, v in (("p", p), ("q", q)):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
             raise nwerr.TypeError(f"{name} must be a number, got {type(v).__name__}")

@@ -43,7 +43,7 @@ def positive_int(value: Any, name: str, cls: str, allow_zero: bool = False) -> i
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
             or value < (0 if allow_zero else 1):
         raise nwerr.ValueError(f"{cls}: {name} must be a {'non-negative' if allow_zero else 'positive'} int, "
-                         f"got {value!r}")
+                               f"got {value!r}")
     return int(value)
 
 

@@ -67,7 +67,7 @@ def node_outputs(g: Any, compute: Callable[[Any], dict[str, Any]], cls: str,
         hom = nw.to_homogeneous(g, ndata=list(ndata), edata=list(edata), store_type=False)
     except ValueError as e:
         raise nwerr.ValueError(f"{cls} on a heterograph works on all its node and edge types as one graph, which "
-                         f"needs the features {list(ndata) + list(edata)} on every type: {e}") from None
+                               f"needs the features {list(ndata) + list(edata)} on every type: {e}") from None
     outs = compute(hom)
     bounds = np.concatenate([[0], np.cumsum([g.num_nodes(nt) for nt in g.ntypes])]).astype(np.int64)
     return {nt: {k: v[int(bounds[i]):int(bounds[i + 1])] for k, v in outs.items()}

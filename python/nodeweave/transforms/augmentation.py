@@ -180,7 +180,7 @@ class FeatMask(BaseTransform):
             shape = B.shape(feat)
             if len(shape) < 2:
                 raise nwerr.ValueError(f"FeatMask: {where} has shape {shape}; masking columns needs at least "
-                                 "two dimensions")
+                                       "two dimensions")
             cols = rng.random(shape[-1]) < self.p
             return feat.masked_fill(B.from_numpy(cols, B.device_str(feat)), 0)
 

@@ -122,7 +122,7 @@ class PPR(_Diffusion):
             return self.alpha * np.linalg.inv(m)
         except np.linalg.LinAlgError:
             raise nwerr.ValueError(f"PPR: I - (1 - alpha) A is singular for alpha={self.alpha} and these edge "
-                             "weights; normalize the weights (e.g. GCNNorm) or raise alpha") from None
+                                   "weights; normalize the weights (e.g. GCNNorm) or raise alpha") from None
 
 
 class HeatKernel(_Diffusion):

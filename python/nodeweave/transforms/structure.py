@@ -70,7 +70,7 @@ class AddSelfLoop(BaseTransform):
         if isinstance(fill_data, str):
             if fill_data not in modes:
                 raise nwerr.ValueError(f"{cls}: fill_data must be a number or one of {', '.join(modes)}, got "
-                                 f"{fill_data!r}")
+                                       f"{fill_data!r}")
         elif isinstance(fill_data, bool) or not isinstance(fill_data, (int, float, np.integer, np.floating)):
             raise nwerr.TypeError(f"{cls}: fill_data must be a number or one of {', '.join(modes)}, got {fill_data!r}")
         self.fill_data = fill_data
@@ -310,7 +310,7 @@ class AddMetaPaths(BaseTransform):
             ct = (st, name, dt)
             if ct in g.canonical_etypes:
                 raise nwerr.ValueError(f"AddMetaPaths: metapath {name!r} gives edge type {ct!r}, which the graph "
-                                 "already has")
+                                       "already has")
             edges[ct] = _coo(mg, mg.canonical_etypes[0])
         if self.keep_orig_edges:
             for ct in g.canonical_etypes:

@@ -46,7 +46,7 @@ class Embedding(Module):
                 raise nwerr.TypeError(f"Embedding: padding_idx must be an int or None, got {type(padding_idx).__name__}")
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise nwerr.ValueError(f"Embedding: padding_idx must be within num_embeddings ({num_embeddings}), "
-                                 f"got {padding_idx}")
+                                       f"got {padding_idx}")
             if padding_idx < 0:
                 padding_idx += num_embeddings
         if scale_grad_by_freq:
@@ -64,7 +64,7 @@ class Embedding(Module):
         else:
             if tuple(_weight.shape) != (num_embeddings, embedding_dim):
                 raise nwerr.ValueError(f"Embedding: _weight must have shape ({num_embeddings}, {embedding_dim}), "
-                                 f"got {tuple(_weight.shape)}")
+                                       f"got {tuple(_weight.shape)}")
             self.weight = Parameter(_weight, requires_grad=not _freeze)
 
     @classmethod

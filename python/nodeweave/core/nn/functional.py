@@ -124,7 +124,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None, 
     _check_tensor("weight", weight, "embedding")
     if weight.dim() != 2:
         raise nwerr.ValueError(f"embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape "
-                         f"{tuple(weight.shape)}")
+                               f"{tuple(weight.shape)}")
     if padding_idx is not None:
         n = weight.shape[0]
         if not -n <= padding_idx < n:
@@ -191,7 +191,7 @@ def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weigh
     k = len(shape)
     if k == 0 or input.dim() < k or tuple(input.shape[input.dim() - k:]) != shape:
         raise nwerr.ValueError(f"layer_norm: input of shape {tuple(input.shape)} does not end with normalized_shape "
-                         f"{shape}")
+                               f"{shape}")
     _check_affine("weight", weight, shape, "layer_norm")
     _check_affine("bias", bias, shape, "layer_norm")
     dims = list(range(input.dim() - k, input.dim()))
@@ -245,7 +245,7 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
         n = input.numel() // c if c else 0
         if n <= 1:
             raise nwerr.ValueError(f"batch_norm: expected more than 1 value per channel when training, got input "
-                             f"of shape {tuple(input.shape)}")
+                                   f"of shape {tuple(input.shape)}")
         mean = input.mean(dims, keepdim=True)
         centered = input - mean
         var = (centered * centered).mean(dims, keepdim=True)

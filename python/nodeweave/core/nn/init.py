@@ -58,7 +58,7 @@ def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
 def _fans(tensor: Tensor) -> Tuple[int, int]:
     if tensor.dim() < 2:
         raise nwerr.ValueError(f"Fan in and fan out can not be computed for a tensor with fewer than 2 dimensions "
-                         f"(got shape {tuple(tensor.shape)})")
+                               f"(got shape {tuple(tensor.shape)})")
     receptive = 1
     for s in tensor.shape[2:]:
         receptive *= s

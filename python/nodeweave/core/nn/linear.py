@@ -17,7 +17,7 @@ from nodeweave import errors as nwerr
 def _positive_int(name: str, value: Any, cls: str, allow_zero: bool = True) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < (0 if allow_zero else 1):
         raise nwerr.ValueError(f"{cls}: {name} must be a {'non-negative' if allow_zero else 'positive'} int, "
-                         f"got {value!r}")
+                               f"got {value!r}")
     return value
 
 
@@ -77,7 +77,7 @@ class Linear(Module):
             raise nwerr.TypeError(f"Linear: input must be a Tensor, got {type(input).__name__}")
         if input.dim() == 0 or input.shape[-1] != self.in_features:
             raise nwerr.ValueError(f"Linear: input of shape {tuple(input.shape)} must have in_features="
-                             f"{self.in_features} elements in its last dimension")
+                                   f"{self.in_features} elements in its last dimension")
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:

@@ -131,7 +131,7 @@ class Module:
             raise nwerr.KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise nwerr.TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
-                            f"(Tensor or None required)")
+                                  f"(Tensor or None required)")
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -147,7 +147,7 @@ class Module:
             raise nwerr.KeyError(f"attribute '{name}' already exists")
         if param is not None and not isinstance(param, Parameter):
             raise nwerr.TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
-                            f"(nodeweave.core.nn.Parameter or None required)")
+                                  f"(nodeweave.core.nn.Parameter or None required)")
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Optional["Module"]) -> None:
@@ -208,7 +208,7 @@ class Module:
         if params is not None and name in params:
             if value is not None:
                 raise nwerr.TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
-                                f"(nodeweave.core.nn.Parameter or None expected)")
+                                      f"(nodeweave.core.nn.Parameter or None expected)")
             self.register_parameter(name, value)
             return
         modules = self.__dict__.get("_modules")
@@ -221,14 +221,14 @@ class Module:
         if modules is not None and name in modules:
             if value is not None:
                 raise nwerr.TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
-                                f"(nodeweave.core.nn.Module or None expected)")
+                                      f"(nodeweave.core.nn.Module or None expected)")
             modules[name] = value
             return
         buffers = self.__dict__.get("_buffers")
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise nwerr.TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
-                                f"(Tensor or None expected)")
+                                      f"(Tensor or None expected)")
             buffers[name] = value
             return
         object.__setattr__(self, name, value)
@@ -369,7 +369,7 @@ class Module:
         device, dtype = parse_to_args(args, kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise nwerr.TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
-                            f"dtype=nodeweave.core.{dtype.name}")
+                                  f"dtype=nodeweave.core.{dtype.name}")
 
         def convert(t: Tensor) -> Tensor:
             out = t

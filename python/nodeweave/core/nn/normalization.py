@@ -124,7 +124,7 @@ class BatchNorm1d(Module):
             raise nwerr.TypeError(f"BatchNorm1d: input must be a Tensor, got {type(input).__name__}")
         if input.dim() not in (2, 3) or input.shape[1] != self.num_features:
             raise nwerr.ValueError(f"BatchNorm1d: expected input of shape (N, {self.num_features}) or "
-                             f"(N, {self.num_features}, L), got {tuple(input.shape)}")
+                                   f"(N, {self.num_features}, L), got {tuple(input.shape)}")
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             self.num_batches_tracked.add_(1)

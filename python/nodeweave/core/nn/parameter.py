@@ -31,7 +31,7 @@ class Parameter(Tensor):
         if requires_grad:
             if not data.is_floating_point():
                 raise nwerr.TypeError(f"Parameter: only floating point tensors can require gradients, got "
-                                f"dtype {data.dtype.name}")
+                                      f"dtype {data.dtype.name}")
             self.requires_grad_(True)
 
     def __repr__(self) -> str:

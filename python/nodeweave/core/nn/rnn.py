@@ -91,7 +91,7 @@ class _CellBase(Module):
             raise nwerr.TypeError(f"{cls}: input must be a Tensor, got {type(input).__name__}")
         if input.dim() not in (1, 2) or input.shape[-1] != self.input_size:
             raise nwerr.ValueError(f"{cls}: input must have shape (batch, {self.input_size}) or "
-                             f"({self.input_size},), got {tuple(input.shape)}")
+                                   f"({self.input_size},), got {tuple(input.shape)}")
         unbatched = input.dim() == 1
         if unbatched:
             input = input.unsqueeze(0)
@@ -235,8 +235,8 @@ class _RNNBase(Module):
             raise nwerr.TypeError(f"{mode}: input must be a Tensor, got {type(input).__name__}")
         if input.dim() not in (2, 3) or input.shape[-1] != self.input_size:
             raise nwerr.ValueError(f"{mode}: input must have shape (seq_len, batch, {self.input_size}) "
-                             f"(batch first when batch_first=True) or (seq_len, {self.input_size}), "
-                             f"got {tuple(input.shape)}")
+                                   f"(batch first when batch_first=True) or (seq_len, {self.input_size}), "
+                                   f"got {tuple(input.shape)}")
         unbatched = input.dim() == 2
         if unbatched:
             x = input.unsqueeze(1)

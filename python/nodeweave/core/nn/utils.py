@@ -64,7 +64,7 @@ def clip_grad_norm_(parameters: _Params, max_norm: float, norm_type: Union[float
     total = _C._total_norm(grads, p_type) if grads else 0.0
     if error_if_nonfinite and not math.isfinite(total):
         raise nwerr.RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite "
-                           f"({total}), so it cannot be clipped; pass error_if_nonfinite=False to clip anyway")
+                                 f"({total}), so it cannot be clipped; pass error_if_nonfinite=False to clip anyway")
     coef = max_norm / (total + 1e-6)
     if coef < 1.0 or math.isnan(coef):
         with no_grad():

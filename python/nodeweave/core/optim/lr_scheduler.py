@@ -39,7 +39,7 @@ class LRScheduler:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
                     raise nwerr.ValueError(f"param 'initial_lr' is not specified in param_groups[{i}] when "
-                                     f"resuming a schedule (last_epoch={last_epoch})")
+                                           f"resuming a schedule (last_epoch={last_epoch})")
         self.base_lrs: List[float] = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._step_count = 0

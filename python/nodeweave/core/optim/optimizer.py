@@ -79,10 +79,10 @@ class Optimizer:
         self.param_groups: List[Dict[str, Any]] = []
         if isinstance(params, Tensor):
             raise nwerr.TypeError("params must be an iterable of Tensors or dicts, but got a Tensor; "
-                            "wrap it in a list")
+                                  "wrap it in a list")
         if isinstance(params, (set, frozenset)):
             raise nwerr.TypeError("params must be an ordered iterable (list, tuple, generator); "
-                            "a set's order varies between runs")
+                                  "a set's order varies between runs")
         groups = list(params)
         if not groups:
             raise nwerr.ValueError("optimizer got an empty parameter list")
@@ -112,7 +112,7 @@ class Optimizer:
                 raise nwerr.ValueError(f"can't optimize a non-leaf Tensor (param_group['params'][{i}])")
             if p.dtype.name not in _FUSED_DTYPES:
                 raise nwerr.TypeError(f"param_group['params'][{i}] has dtype {p.dtype.name}; optimizers "
-                                f"support {' and '.join(_FUSED_DTYPES)} parameters")
+                                      f"support {' and '.join(_FUSED_DTYPES)} parameters")
             if id(p) in seen:
                 raise nwerr.ValueError(f"param_group['params'][{i}] appears twice in the same group")
             seen.add(id(p))
@@ -190,14 +190,14 @@ class Optimizer:
         if not isinstance(saved_groups, (list, tuple)) or len(saved_groups) != len(self.param_groups):
             n = len(saved_groups) if isinstance(saved_groups, (list, tuple)) else type(saved_groups).__name__
             raise nwerr.ValueError(f"loaded state dict has {n} parameter groups, but the optimizer has "
-                             f"{len(self.param_groups)}")
+                                   f"{len(self.param_groups)}")
         id_map: Dict[Any, Tensor] = {}
         for gi, (ours, saved) in enumerate(zip(self.param_groups, saved_groups)):
             if not isinstance(saved, dict) or "params" not in saved:
                 raise nwerr.ValueError(f"loaded param_groups[{gi}] must be a dict with a 'params' entry")
             if len(saved["params"]) != len(ours["params"]):
                 raise nwerr.ValueError(f"loaded param_groups[{gi}] has {len(saved['params'])} parameters, but "
-                                 f"the optimizer's group {gi} has {len(ours['params'])}")
+                                       f"the optimizer's group {gi} has {len(ours['params'])}")
             for k, p in zip(saved["params"], ours["params"]):
                 id_map[k] = p
         saved_state = state_dict["state"]
@@ -207,7 +207,7 @@ class Optimizer:
         for k, s in saved_state.items():
             if k not in id_map:
                 raise nwerr.ValueError(f"state_dict['state'] has an entry for parameter {k!r}, which is in no "
-                                 f"parameter group")
+                                       f"parameter group")
             p = id_map[k]
             if not isinstance(s, dict):
                 raise nwerr.TypeError(f"state_dict['state'][{k!r}] must be a dict, got {type(s).__name__}")
@@ -244,7 +244,7 @@ def _cast_state(name: str, value: Any, param: Tensor, key: Any) -> Any:
         return value.clone()
     if tuple(value.shape) != tuple(param.shape):
         raise nwerr.ValueError(f"state_dict['state'][{key!r}]['{name}'] has shape {tuple(value.shape)}, but the "
-                         f"parameter has shape {tuple(param.shape)}")
+                               f"parameter has shape {tuple(param.shape)}")
     if value.is_floating_point() and value.dtype != param.dtype:
         value = value._cast(param.dtype)
     if value.device != param.device:

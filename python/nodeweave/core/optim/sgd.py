@@ -42,7 +42,7 @@ class SGD(Optimizer):
         check_number("weight_decay", group["weight_decay"])
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise nwerr.ValueError(f"Nesterov momentum requires a momentum and zero dampening, got "
-                             f"momentum={group['momentum']}, dampening={group['dampening']}")
+                                   f"momentum={group['momentum']}, dampening={group['dampening']}")
 
     def _update_group(self, group: Dict[str, Any]) -> None:
         momentum, wd = group["momentum"], group["weight_decay"]

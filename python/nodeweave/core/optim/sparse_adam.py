@@ -43,7 +43,7 @@ class SparseAdam(Optimizer):
             sparse = _row_sparse.rows(p)
             if sparse is None:
                 raise nwerr.ValueError(f"SparseAdam: parameter {i} of shape {tuple(p.shape)} has a dense gradient; "
-                                 f"SparseAdam needs Embedding(sparse=True) gradients (use Adam otherwise)")
+                                       f"SparseAdam needs Embedding(sparse=True) gradients (use Adam otherwise)")
             state = self.state[p]
             if not state:
                 state["step"] = 0

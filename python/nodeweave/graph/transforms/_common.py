@@ -61,7 +61,7 @@ def _edge_weights(g: HeteroGraph, ct: Canonical, name: str, fn: str) -> np.ndarr
         w = w[:, 0]
     if w.ndim != 1:
         raise nwerr.ValueError(f"{fn}: edge weights {name!r} must have shape (num_edges,) or (num_edges, 1), "
-                         f"got {w.shape}")
+                               f"got {w.shape}")
     return w.astype(np.float64)
 
 
@@ -145,7 +145,7 @@ def _full_rows(like: Any, n: int, value: float, device: str) -> Any:
 def _homo_types(g: HeteroGraph, fn: str) -> tuple[str, Canonical]:
     if len(g._ntypes) != 1 or len(g._etypes) != 1:
         raise nwerr.ValueError(f"{fn} needs a graph with one node type and one edge type, got node types "
-                         f"{g._ntypes} and edge types {g._etypes}")
+                               f"{g._ntypes} and edge types {g._etypes}")
     return g._ntypes[0], g._etypes[0]
 
 

@@ -40,7 +40,7 @@ def _stack_features(frames: list[Frame], names: Sequence[str] | None, what: str,
             s = (tuple(B.shape(f[key])[1:]), B.dtype_name(f[key]))
             if scheme is not None and s != scheme:
                 raise nwerr.ValueError(f"to_homogeneous: feature {key!r} of {what} type {t!r} has row shape "
-                                 f"{s[0]} and dtype {s[1]}, other types have {scheme[0]} and {scheme[1]}")
+                                       f"{s[0]} and dtype {s[1]}, other types have {scheme[0]} and {scheme[1]}")
             scheme = s
             parts.append(f[key])
         if parts:
@@ -104,13 +104,13 @@ def _type_ids(frame: Frame, field: str, count: int, rows: int, what: str) -> np.
     arr = backend.of(frame[field]).to_numpy(frame[field])
     if arr.ndim != 1 or arr.dtype.kind not in "iu":
         raise nwerr.ValueError(f"to_heterogeneous: {what} feature {field!r} must be a 1-D integer tensor, got "
-                         f"shape {arr.shape} and dtype {arr.dtype}")
+                               f"shape {arr.shape} and dtype {arr.dtype}")
     arr = arr.astype(np.int64)
     bad = (arr < 0) | (arr >= count)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise nwerr.ValueError(f"to_heterogeneous: {what} feature {field!r}[{i}] = {int(arr[i])} is not a type "
-                         f"index below {count}")
+                               f"index below {count}")
     return arr
 
 
@@ -160,26 +160,26 @@ def to_heterogeneous(g: HeteroGraph, ntypes: Sequence[str], etypes: Sequence[str
         if isinstance(et, tuple):
             if len(et) != 3 or et[0] not in num_nodes or et[2] not in num_nodes:
                 raise nwerr.ValueError(f"to_heterogeneous: etypes[{j}] = {et!r} is not a (src_type, etype, "
-                                 f"dst_type) triple of the node types {ntypes}")
+                                       f"dst_type) triple of the node types {ntypes}")
             ct = et
             if e.size and (st.tolist() != [ntypes.index(et[0])] or dt.tolist() != [ntypes.index(et[2])]):
                 raise nwerr.ValueError(f"to_heterogeneous: edges of type {et!r} join node types "
-                                 f"{[ntypes[i] for i in st]} -> {[ntypes[i] for i in dt]}")
+                                       f"{[ntypes[i] for i in st]} -> {[ntypes[i] for i in dt]}")
         else:
             if not isinstance(et, str):
                 raise nwerr.TypeError(f"to_heterogeneous: etypes[{j}] must be a name or a canonical triple, "
-                                f"got {et!r}")
+                                      f"got {et!r}")
             if len(st) > 1 or len(dt) > 1:
                 raise nwerr.ValueError(f"to_heterogeneous: edges of type {et!r} join several node type pairs "
-                                 f"({[ntypes[i] for i in st]} -> {[ntypes[i] for i in dt]}); all edges of "
-                                 "one type must share source and destination types")
+                                       f"({[ntypes[i] for i in st]} -> {[ntypes[i] for i in dt]}); all edges of "
+                                       "one type must share source and destination types")
             if e.size:
                 ct = (ntypes[st[0]], et, ntypes[dt[0]])
             elif len(ntypes) == 1:
                 ct = (ntypes[0], et, ntypes[0])
             else:
                 raise nwerr.ValueError(f"to_heterogeneous: edge type {et!r} has no edges, so its node types can't "
-                                 "be inferred; pass canonical (src_type, etype, dst_type) tuples")
+                                       "be inferred; pass canonical (src_type, etype, dst_type) tuples")
         if ct in coo:
             raise nwerr.ValueError(f"to_heterogeneous: edge type {ct!r} appears twice in etypes")
         coo[ct] = (local[src[e]], local[dst[e]])

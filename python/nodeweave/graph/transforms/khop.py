@@ -127,7 +127,7 @@ def khop_graph(g: HeteroGraph, k: int, copy_ndata: bool = True) -> HeteroGraph:
     limit = 2 ** 31 - 1 if g._idtype_name == "int32" else 2 ** 34
     if total > limit:
         raise nwerr.ValueError(f"khop_graph: the result would have {total:.3g} edges (walks of length {k}), "
-                         f"more than the limit of {limit}")
+                               f"more than the limit of {limit}")
     m = sp.identity(n, dtype=np.int64, format="csr")
     for _ in range(k):
         m = m @ a

@@ -54,7 +54,7 @@ def metapath_reachable_graph(g: HeteroGraph, metapath: Sequence[str | tuple]) ->
     for i in range(1, len(cts)):
         if cts[i - 1][2] != cts[i][0]:
             raise nwerr.ValueError(f"metapath does not chain: edge type {cts[i - 1]!r} ends at node type "
-                             f"{cts[i - 1][2]!r} but the next one, {cts[i]!r}, starts at {cts[i][0]!r}")
+                                   f"{cts[i - 1][2]!r} but the next one, {cts[i]!r}, starts at {cts[i][0]!r}")
     reach = _relation_matrix(g, cts[0])
     for ct in cts[1:]:
         # Keep 0/1 entries after every product: walk counts would grow exponentially.

@@ -84,8 +84,8 @@ def _normalized_laplacian(g: HeteroGraph, fn: str) -> sp.csr_matrix:
     if (a != a.T).nnz:
         u, v = (x[0] for x in (a != a.T).nonzero())
         raise nwerr.ValueError(f"{fn} needs a bidirected graph (edge u -> v as often as v -> u), but nodes {u} and "
-                         f"{v} are joined {int(a[u, v])} time(s) one way and {int(a[v, u])} the other; "
-                         "see nw.to_bidirected")
+                               f"{v} are joined {int(a[u, v])} time(s) one way and {int(a[v, u])} the other; "
+                               "see nw.to_bidirected")
     n = a.shape[0]
     deg = np.asarray(a.sum(0)).ravel()  # in-degrees (column sums)
     d = sp.diags(np.clip(deg, 1, None) ** -0.5)
@@ -146,7 +146,7 @@ def lap_pe(g: HeteroGraph, k: int, padding: bool = False, return_eigval: bool = 
     n = lap.shape[0]
     if n <= k and not padding:
         raise nwerr.ValueError(f"lap_pe: k must be smaller than the number of nodes, got k={k} for {n} nodes "
-                         "(pass padding=True to pad with zeros)")
+                               "(pass padding=True to pad with zeros)")
     m = min(k, n - 1) if n else 0  # eigenvectors that exist after skipping the trivial one
     vals, vecs = _smallest_eigenpairs(lap, m + 1) if m > 0 else (np.zeros(0), np.zeros((n, 0)))
     vals, vecs = vals[1:m + 1], vecs[:, 1:m + 1]
@@ -194,7 +194,7 @@ def svd_pe(g: HeteroGraph, k: int, padding: bool = False, random_flip: bool = Tr
     n = a.shape[0]
     if n < k and not padding:
         raise nwerr.ValueError(f"svd_pe: k must be at most the number of nodes, got k={k} for {n} nodes "
-                         "(pass padding=True to pad with zeros)")
+                               "(pass padding=True to pad with zeros)")
     m = min(n, k)
     u, s, vh = np.linalg.svd(a) if n else (np.zeros((0, 0)), np.zeros(0), np.zeros((0, 0)))
     root = np.sqrt(s[:m])

@@ -22,7 +22,7 @@ def _check_perm(p: Any, n: int, name: str) -> np.ndarray:
     arr, _ = as_int_array(p, name)
     if len(arr) != n or not np.array_equal(np.sort(arr), np.arange(n)):
         raise nwerr.ValueError(f"{name} must be a permutation of 0..{n - 1} ({n} distinct ids), got "
-                         f"{len(arr)} ids" + ("" if len(arr) != n else " that are not distinct"))
+                               f"{len(arr)} ids" + ("" if len(arr) != n else " that are not distinct"))
     return arr
 
 
@@ -67,7 +67,7 @@ def reorder_graph(g: HeteroGraph, node_permute_algo: str | None = None, edge_per
         perm = _check_perm(cfg["nodes_perm"], n, "permute_config['nodes_perm']")
     else:
         raise nwerr.ValueError(f"reorder_graph: node_permute_algo must be None, 'rcmk' or 'custom', got "
-                         f"{node_permute_algo!r}")
+                               f"{node_permute_algo!r}")
     inv = np.empty(n, np.int64)
     inv[perm] = np.arange(n, dtype=np.int64)
     ns, nd = inv[src], inv[dst]
@@ -81,7 +81,7 @@ def reorder_graph(g: HeteroGraph, node_permute_algo: str | None = None, edge_per
         eperm = _check_perm(cfg["edges_perm"], len(src), "permute_config['edges_perm']")
     else:
         raise nwerr.ValueError(f"reorder_graph: edge_permute_algo must be 'src', 'dst' or 'custom', got "
-                         f"{edge_permute_algo!r}")
+                               f"{edge_permute_algo!r}")
     nf = g._node_frames[nt].subframe(perm)
     ef = g._edge_frames[ct].subframe(eperm)
     if store_ids:

@@ -80,14 +80,14 @@ def add_self_loop(g: HeteroGraph, edge_feat_names: Sequence[str] | None = None,
     if isinstance(fill_data, str):
         if fill_data not in modes:
             raise nwerr.ValueError(f"add_self_loop: fill_data must be a number or one of {', '.join(modes)}, "
-                             f"got {fill_data!r}")
+                                   f"got {fill_data!r}")
     elif isinstance(fill_data, bool) or not isinstance(fill_data, (int, float)):
         raise nwerr.TypeError(f"add_self_loop: fill_data must be a number or one of {', '.join(modes)}, got "
-                        f"{type(fill_data).__name__}")
+                              f"{type(fill_data).__name__}")
     ct = g.to_canonical_etype(etype)
     if ct[0] != ct[2]:
         raise nwerr.ValueError(f"add_self_loop: edge type {ct!r} joins different node types; self-loops need "
-                         "an edge type whose source and destination types are the same")
+                               "an edge type whose source and destination types are the same")
     n = g._num_nodes[ct[0]]
     src, dst = _coo(g, ct)
     loops = np.arange(n, dtype=np.int64)
@@ -149,7 +149,7 @@ def remove_self_loop(g: HeteroGraph, etype: str | tuple | None = None) -> Hetero
     ct = g.to_canonical_etype(etype)
     if ct[0] != ct[2]:
         raise nwerr.ValueError(f"remove_self_loop: edge type {ct!r} joins different node types, so it has "
-                         "no self-loops")
+                               "no self-loops")
     src, dst = _coo(g, ct)
     keep = np.flatnonzero(src != dst)
     batch_edges: dict = {}
@@ -272,7 +272,7 @@ def to_bidirected(g: HeteroGraph, copy_ndata: bool = False, readonly: Any = None
     for ct in g._etypes:
         if ct[0] != ct[2]:
             raise nwerr.ValueError(f"to_bidirected: edge type {ct!r} joins different node types; every edge "
-                             "type must join a node type to itself")
+                                   "type must join a node type to itself")
         src, dst = _coo(g, ct)
         s2, d2 = np.concatenate([src, dst]), np.concatenate([dst, src])
         first, _, _ = _simple_rel(s2, d2, g._num_nodes[ct[0]], g._num_nodes[ct[0]])
@@ -311,7 +311,7 @@ def add_reverse_edges(g: HeteroGraph, readonly: Any = None, copy_ndata: bool = T
             if ignore_bipartite:
                 continue
             raise nwerr.ValueError(f"add_reverse_edges: edge type {ct!r} joins different node types; pass "
-                             "ignore_bipartite=True to leave such edge types unchanged")
+                                   "ignore_bipartite=True to leave such edge types unchanged")
         src, dst = _coo(g, ct)
         rev = np.flatnonzero(src != dst) if exclude_self else np.arange(len(src), dtype=np.int64)
         s, d = np.concatenate([src, dst[rev]]), np.concatenate([dst, src[rev]])

@@ -227,7 +227,7 @@ def compact_graphs(graphs: HeteroGraph | Sequence[HeteroGraph], always_preserve:
     for i, g in enumerate(gl[1:], 1):
         if g._num_nodes != g0._num_nodes or g._ntypes != g0._ntypes:
             raise nwerr.ValueError(f"compact_graphs: graphs[{i}] has nodes {g._num_nodes}, graphs[0] has "
-                             f"{g0._num_nodes}; all graphs must share node types and counts")
+                                   f"{g0._num_nodes}; all graphs must share node types and counts")
     preserve = None
     if always_preserve is not None:
         preserve = node_sets(g0, always_preserve, "always_preserve")

@@ -34,7 +34,7 @@ def positive_int(value: Any, name: str, cls: str, allow_zero: bool = False) -> i
     """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < (0 if allow_zero else 1):
         raise nwerr.ValueError(f"{cls}: {name} must be a {'non-negative' if allow_zero else 'positive'} int, "
-                         f"got {value!r}")
+                               f"got {value!r}")
     return int(value)
 
 
@@ -89,7 +89,7 @@ def src_dst_feats(graph: Any, feat: Any, name: str = "feat") -> Tuple[Any, Any]:
         return feat, feat[:n_dst]
     if graph.srctypes != graph.dsttypes:
         raise nwerr.ValueError(f"{name}: the graph is bipartite ({n_src} source, {n_dst} destination nodes); "
-                         "pass a (source features, destination features) pair")
+                               "pass a (source features, destination features) pair")
     return feat, feat
 
 

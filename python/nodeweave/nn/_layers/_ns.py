@@ -31,7 +31,7 @@ elif BACKEND_NAME == "native":
     F = T.nn.functional
 else:
     raise nwerr.ImportError(f"{__name__}: the layer sources are loaded through nodeweave.nn, "
-                      "nodeweave.nn.native or nodeweave.nn.pytorch, not imported directly")
+                            "nodeweave.nn.native or nodeweave.nn.pytorch, not imported directly")
 
 B = _backend.get(BACKEND_NAME)
 

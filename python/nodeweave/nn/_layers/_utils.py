@@ -105,11 +105,11 @@ def check_feat(layer: str, name: str, feat: Any, rows: Optional[int], rows_what:
         raise nwerr.TypeError(f"{layer}: {name} must be a floating point tensor, got dtype {feat.dtype}")
     if rows is not None and feat.shape[0] != rows:
         raise nwerr.ValueError(f"{layer}: {name} has {feat.shape[0]} rows but the graph has {rows} "
-                         f"{rows_what}")
+                               f"{rows_what}")
     if size is not None and (feat.dim() < 2 or feat.shape[-1] != size):
         got = f"{feat.shape[-1]} features" if feat.dim() >= 2 else "no feature dimension"
         raise nwerr.ValueError(f"{layer}: {name} of shape {tuple(feat.shape)} has {got} in its last "
-                         f"dimension, expected {size_name}={size}")
+                               f"dimension, expected {size_name}={size}")
 
 
 def check_pair_feats(layer: str, graph: Any, feat: Any, src_size: Optional[int] = None,
@@ -123,8 +123,8 @@ def check_pair_feats(layer: str, graph: Any, feat: Any, src_size: Optional[int] 
     if not paired:
         if need_dst and dst_size is not None and dst_size != src_size:
             raise nwerr.ValueError(f"{layer}: the module was built for (source, destination) feature "
-                             f"sizes ({src_size}, {dst_size}); pass {arg} as a (src_feat, "
-                             "dst_feat) pair")
+                                   f"sizes ({src_size}, {dst_size}); pass {arg} as a (src_feat, "
+                                   "dst_feat) pair")
         check_feat(layer, arg, feat, graph.num_src_nodes(), "source nodes", src_size)
     feat_src, feat_dst = expand_as_pair(feat, graph)
     if paired:
@@ -134,8 +134,8 @@ def check_pair_feats(layer: str, graph: Any, feat: Any, src_size: Optional[int] 
                        dst_size)
     elif need_dst and not is_block(graph) and graph.num_dst_nodes() != graph.num_src_nodes():
         raise nwerr.ValueError(f"{layer}: the graph has {graph.num_src_nodes()} source and "
-                         f"{graph.num_dst_nodes()} destination nodes; pass {arg} as a "
-                         "(src_feat, dst_feat) pair")
+                               f"{graph.num_dst_nodes()} destination nodes; pass {arg} as a "
+                               "(src_feat, dst_feat) pair")
     return feat_src, feat_dst
 
 
@@ -148,11 +148,11 @@ def check_homogeneous(layer: str, graph: Any) -> None:
     """These layers propagate features over one node set: one node type, one edge type."""
     if is_block(graph):
         raise nwerr.ValueError(f"{layer} propagates over several hops of one node set and cannot run on a block "
-                         "(a message-flow graph has separate source and destination nodes); give it a whole "
-                         "graph or a sampled subgraph (ClusterGCNSampler, SAINTSampler, ShaDowKHopSampler)")
+                               "(a message-flow graph has separate source and destination nodes); give it a whole "
+                               "graph or a sampled subgraph (ClusterGCNSampler, SAINTSampler, ShaDowKHopSampler)")
     if not graph.is_homogeneous:
         raise nwerr.ValueError(f"{layer} needs a homogeneous graph (one node type and one edge type), "
-                         f"got node types {graph.ntypes} and edge types {graph.canonical_etypes}")
+                               f"got node types {graph.ntypes} and edge types {graph.canonical_etypes}")
 
 
 def per_graph_to_nodes(graph: Any, values: Any):
@@ -161,7 +161,7 @@ def per_graph_to_nodes(graph: Any, values: Any):
     counts = [int(c) for c in graph.batch_num_nodes().tolist()]
     if values.shape[0] != len(counts):
         raise nwerr.ValueError(f"expected one value per graph of the batch ({len(counts)}), got "
-                         f"{values.shape[0]}")
+                               f"{values.shape[0]}")
     ids = [b for b, c in enumerate(counts) for _ in range(c)]
     index = T.as_tensor(ids, dtype=T.int64, device=values.device)
     return values.index_select(0, index)

@@ -115,7 +115,7 @@ class GlobalAttentionPooling(nn.Module):
         gate = self.gate_nn(feat)
         if gate.dim() != 2 or gate.shape[1] != 1:
             raise nwerr.ValueError(f"GlobalAttentionPooling: gate_nn must output shape (num_nodes, 1), got "
-                             f"{tuple(gate.shape)}")
+                                   f"{tuple(gate.shape)}")
         value = self.feat_nn(feat) if self.feat_nn is not None else feat
         gate = softmax_nodes(graph, gate)
         readout = sum_nodes(graph, value * gate)
@@ -155,7 +155,7 @@ class Set2Set(nn.Module):
         _check_feat(graph, feat)
         if feat.dim() != 2 or feat.shape[1] != self.input_dim:
             raise nwerr.ValueError(f"Set2Set: feat must have shape (num_nodes, {self.input_dim}), got "
-                             f"{tuple(feat.shape)}")
+                                   f"{tuple(feat.shape)}")
         batch = graph.batch_size
         h = T.zeros((self.n_layers, batch, self.input_dim), dtype=feat.dtype, device=feat.device)
         state = (h, h)

@@ -94,13 +94,13 @@ class HeteroGraphConv(nn.Module):
         if isinstance(aggregate, str):
             if aggregate not in _AGGREGATES:
                 raise nwerr.ValueError(f"HeteroGraphConv: aggregate must be one of {', '.join(_AGGREGATES)} or a "
-                                 f"callable, got {aggregate!r}")
+                                       f"callable, got {aggregate!r}")
             self.agg_fn = _reduce_stacked(aggregate)
         elif callable(aggregate):
             self.agg_fn = aggregate
         else:
             raise nwerr.TypeError(f"HeteroGraphConv: aggregate must be a string or a callable, got "
-                            f"{type(aggregate).__name__}")
+                                  f"{type(aggregate).__name__}")
 
     def _lookup(self, table: Mapping[Any, Any], cet: Tuple[str, str, str], default: Any) -> Any:
         if cet in table:
@@ -141,7 +141,7 @@ class HeteroGraphConv(nn.Module):
                 if isinstance(inputs, tuple):
                     continue  # as DGL: a pair of dicts may leave destination types out
                 raise nwerr.KeyError(f"HeteroGraphConv: inputs has features for source type {stype!r} of {cet} but "
-                               f"none for its destination type {dtype!r}")
+                                     f"none for its destination type {dtype!r}")
             mod = self._get_module(cet)
             try:
                 out = mod(relation_graph(g, cet), (src_inputs[stype], dst_inputs[dtype]),
@@ -187,7 +187,7 @@ class HeteroLinear(nn.Module):
         for t, x in feat.items():
             if _key(t) not in self.linears:
                 raise nwerr.KeyError(f"HeteroLinear: feat has type {t!r} without a Linear (types: "
-                               f"{sorted(self.linears.keys())})")
+                                     f"{sorted(self.linears.keys())})")
             out[t] = self.linears[_key(t)](x)
         return out
 
@@ -227,6 +227,6 @@ class HeteroEmbedding(nn.Module):
         for t, ids in input_ids.items():
             if _key(t) not in self.embeds:
                 raise nwerr.KeyError(f"HeteroEmbedding: input_ids has type {t!r} without a table (types: "
-                               f"{sorted(self.embeds.keys())})")
+                                     f"{sorted(self.embeds.keys())})")
             out[t] = self.embeds[_key(t)](ids)
         return out

@@ -63,7 +63,7 @@ class JumpingKnowledge(nn.Module):
             hidden = (num_layers * in_feats) // 2
             if hidden < 1:
                 raise nwerr.ValueError(f"{name}: the LSTM's hidden size (num_layers * in_feats) // 2 is 0; "
-                                 "use more layers or features")
+                                       "use more layers or features")
             self._in_feats = in_feats
             self.lstm = nn.LSTM(in_feats, hidden, bidirectional=True, batch_first=True)
             self.att = nn.Linear(2 * hidden, 1)
@@ -88,12 +88,12 @@ class JumpingKnowledge(nn.Module):
         for i, feat in enumerate(feat_list):
             if tuple(feat.shape) != shape:
                 raise nwerr.ValueError(f"{name}: mode={self.mode!r} needs every layer's features to have one "
-                                 f"shape; feat_list[0] is {shape}, feat_list[{i}] is {tuple(feat.shape)}")
+                                       f"shape; feat_list[0] is {shape}, feat_list[{i}] is {tuple(feat.shape)}")
         if self.mode == "max":
             return T.stack(list(feat_list), dim=-1).max(dim=-1)[0]
         if len(shape) != 2 or shape[1] != self._in_feats:
             raise nwerr.ValueError(f"{name}: mode='lstm' needs (num_nodes, in_feats={self._in_feats}) features, "
-                             f"got {shape}")
+                                   f"got {shape}")
         stacked = T.stack(list(feat_list), dim=1)               # (N, L, D): one sequence per node
         alpha = self.att(self.lstm(stacked)[0]).squeeze(-1)    # (N, L)
         alpha = T.softmax(alpha, dim=-1)

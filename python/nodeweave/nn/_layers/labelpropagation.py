@@ -81,7 +81,7 @@ class LabelPropagation(nn.Module):
             return labels if labels.is_floating_point() else labels.to(T.float32)
         if labels.dim() not in (1, 2) or labels.is_floating_point() or labels.dtype == T.bool:
             raise nwerr.TypeError(f"{name}: labels must be integer class ids of shape (N,) or (N, 1), or an (N, C) "
-                            f"indicator matrix; got dtype {labels.dtype} and shape {tuple(labels.shape)}")
+                                  f"indicator matrix; got dtype {labels.dtype} and shape {tuple(labels.shape)}")
         ids = labels.reshape(-1).to(T.int64)
         if ids.numel() and int(ids.min()) < 0:
             raise nwerr.ValueError(f"{name}: class ids must be non-negative, got {int(ids.min())}")
@@ -97,7 +97,7 @@ class LabelPropagation(nn.Module):
             if arr.dtype == bool:
                 if arr.shape != (n,):
                     raise nwerr.ValueError(f"{name}: a boolean mask must have shape ({n},) (one entry per node), got "
-                                     f"{arr.shape}")
+                                           f"{arr.shape}")
                 known = arr
             elif arr.dtype.kind in "iu":
                 ids = arr.reshape(-1)

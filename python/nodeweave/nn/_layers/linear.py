@@ -73,7 +73,7 @@ class TypedLinear(nn.Module):
         else:
             if in_size % num_bases or out_size % num_bases:
                 raise nwerr.ValueError(f"TypedLinear: with regularizer='bdd', num_bases ({num_bases}) must divide "
-                                 f"in_size ({in_size}) and out_size ({out_size})")
+                                       f"in_size ({in_size}) and out_size ({out_size})")
             self.submat_in = in_size // num_bases
             self.submat_out = out_size // num_bases
             self.W = nn.Parameter(T.zeros((num_types, num_bases * self.submat_in * self.submat_out)))
@@ -130,7 +130,7 @@ class TypedLinear(nn.Module):
             raise nwerr.ValueError(f"{name} must have one entry per {what} ({rows}), got {len(t)}")
         if t.size and (t.min() < 0 or t.max() >= self.num_types):
             raise nwerr.ValueError(f"{name} must be in [0, {self.num_types}) (the number of types), got values "
-                             f"{int(t.min())}..{int(t.max())}")
+                                   f"{int(t.min())}..{int(t.max())}")
         return t
 
     @staticmethod
@@ -147,7 +147,7 @@ class TypedLinear(nn.Module):
         if bad.size:
             i = int(bad[0]) + 1
             raise nwerr.ValueError(f"{flag}=True but {name} is not sorted: {name}[{i}] = {int(types[i])} comes after "
-                             f"{int(types[i - 1])}; sort by type or pass {flag}=False")
+                                   f"{int(types[i - 1])}; sort by type or pass {flag}=False")
 
     def typed_rows(self, x: Any, types: np.ndarray, rows: Optional[Any] = None, sorted_by_type: bool = False) -> Any:
         """``x[rows[i]] @ W_{types[i]}`` for every ``i`` (``rows`` None: ``x``'s own rows).
@@ -195,7 +195,7 @@ class TypedLinear(nn.Module):
         """
         if self.regularizer == "bdd":
             raise nwerr.ValueError("TypedLinear: regularizer='bdd' cannot take node-id (one-hot) input; "
-                             "use None or 'basis', or pass dense features")
+                                   "use None or 'basis', or pass dense features")
         table = self.get_weight().reshape(self.num_types * self.in_size, self.out_size)
         return table.index_select(0, id_tensor(types, ids) * self.in_size + ids)
 

@@ -196,7 +196,7 @@ def _broadcast(counts: Any, graph_feat: Any, batch_size: int) -> Any:
         raise nwerr.TypeError(f"graph_feat must be a tensor, got {type(graph_feat).__name__}")
     if graph_feat.dim() == 0 or graph_feat.shape[0] != batch_size:
         raise nwerr.ValueError(f"graph_feat must have one row per graph ({batch_size}), got shape "
-                         f"{tuple(graph_feat.shape)}")
+                               f"{tuple(graph_feat.shape)}")
     c = counts.detach().cpu().numpy() if isinstance(counts, T.Tensor) else np.asarray(counts)
     seg = np.repeat(np.arange(len(c), dtype=np.int64), c)
     return graph_feat.index_select(0, id_tensor(seg, graph_feat))

@@ -29,7 +29,7 @@ def dense_adj(layer: str, adj: Any, feat: Any, square: bool = False, name: str =
         raise nwerr.ValueError(f"{layer}: adj must be a 2-D (N_dst, N_src) tensor, got shape {tuple(adj.shape)}")
     if square and adj.shape[0] != adj.shape[1]:
         raise nwerr.ValueError(f"{layer}: adj must be square (N, N) when feat is one tensor, got shape "
-                         f"{tuple(adj.shape)}")
+                               f"{tuple(adj.shape)}")
     if not isinstance(feat, T.Tensor):
         raise nwerr.TypeError(f"{layer}: {name} must be a tensor, got {type(feat).__name__}")
     if not feat.is_floating_point():
@@ -39,5 +39,5 @@ def dense_adj(layer: str, adj: Any, feat: Any, square: bool = False, name: str =
     axis, what = (1, "columns") if side == "source" else (0, "rows")
     if adj.shape[axis] != feat.shape[0]:
         raise nwerr.ValueError(f"{layer}: adj has {adj.shape[axis]} {what} ({side} nodes) but {name} has "
-                         f"{feat.shape[0]} rows")
+                               f"{feat.shape[0]} rows")
     return adj.to(feat)

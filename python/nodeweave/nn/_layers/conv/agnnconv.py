@@ -68,8 +68,8 @@ class AGNNConv(nn.Module):
             feat_src, feat_dst = check_pair_feats(name, graph, feat)
             if feat_src.dim() < 2 or tuple(feat_src.shape[1:]) != tuple(feat_dst.shape[1:]):
                 raise nwerr.ValueError(f"{name}: the source and destination features must have the same "
-                                 f"shape past the node dimension (at least 2-D), got "
-                                 f"{tuple(feat_src.shape)} and {tuple(feat_dst.shape)}")
+                                       f"shape past the node dimension (at least 2-D), got "
+                                       f"{tuple(feat_src.shape)} and {tuple(feat_dst.shape)}")
             norm_src = F.normalize(feat_src, p=2.0, dim=-1)
             if isinstance(feat, tuple) or is_block(graph):
                 norm_dst = F.normalize(feat_dst, p=2.0, dim=-1)

@@ -25,7 +25,7 @@ def _vector(values: Any, name: str) -> Any:
         t = t.float()
     if t.dim() != 1 or t.shape[0] == 0:
         raise nwerr.ValueError(f"AtomicConv: {name} must be a non-empty 1-D sequence of numbers, got shape "
-                         f"{tuple(t.shape)}")
+                               f"{tuple(t.shape)}")
     return t
 
 
@@ -42,7 +42,7 @@ class RadialPooling(nn.Module):
         g = _vector(rbf_kernel_scaling, "rbf_kernel_scaling")
         if not c.shape[0] == r.shape[0] == g.shape[0]:
             raise nwerr.ValueError("AtomicConv: interaction_cutoffs, rbf_kernel_means and rbf_kernel_scaling must have "
-                             f"one value per radial filter, got {c.shape[0]}, {r.shape[0]} and {g.shape[0]}")
+                                   f"one value per radial filter, got {c.shape[0]}, {r.shape[0]} and {g.shape[0]}")
         self.interaction_cutoffs = nn.Parameter(c.reshape(-1, 1, 1))
         self.rbf_kernel_means = nn.Parameter(r.reshape(-1, 1, 1))
         self.rbf_kernel_scaling = nn.Parameter(g.reshape(-1, 1, 1))

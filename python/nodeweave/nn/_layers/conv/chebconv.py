@@ -104,16 +104,16 @@ class ChebConv(nn.Module):
         if isinstance(lambda_max, (list, tuple)):
             if len(lambda_max) != batch:
                 raise nwerr.ValueError(f"ChebConv: lambda_max has {len(lambda_max)} values but the graph "
-                                 f"is a batch of {batch}")
+                                       f"is a batch of {batch}")
             values = [float(v) for v in lambda_max]
             if len(set(values)) == 1:
                 return 2.0 / values[0]
             lambda_max = T.tensor(values, dtype=feat.dtype, device=feat.device)
         if not isinstance(lambda_max, T.Tensor):
             raise nwerr.TypeError("ChebConv: lambda_max must be a number, a list or a tensor, got "
-                            f"{type(lambda_max).__name__}")
+                                  f"{type(lambda_max).__name__}")
         lam = lambda_max.to(feat).reshape(-1, 1)
         if lam.shape[0] != batch:
             raise nwerr.ValueError(f"ChebConv: lambda_max has {lam.shape[0]} values but the graph is a "
-                             f"batch of {batch}")
+                                   f"batch of {batch}")
         return 2.0 / per_graph_to_nodes(graph, lam)

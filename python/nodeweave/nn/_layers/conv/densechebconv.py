@@ -100,11 +100,11 @@ class DenseChebConv(nn.Module):
         if isinstance(lambda_max, T.Tensor):
             if lambda_max.numel() != 1:
                 raise nwerr.ValueError(f"DenseChebConv: lambda_max must be one number, got a tensor of shape "
-                                 f"{tuple(lambda_max.shape)}")
+                                       f"{tuple(lambda_max.shape)}")
             return lambda_max.reshape(()).to(lap)
         if isinstance(lambda_max, (list, tuple)) and len(lambda_max) == 1:
             lambda_max = lambda_max[0]
         if isinstance(lambda_max, bool) or not isinstance(lambda_max, numbers.Real):
             raise nwerr.TypeError(f"DenseChebConv: lambda_max must be a number, a one-element tensor or None, got "
-                            f"{type(lambda_max).__name__}")
+                                  f"{type(lambda_max).__name__}")
         return float(lambda_max)

@@ -75,7 +75,7 @@ class DenseGraphConv(nn.Module):
         adj = dense_adj("DenseGraphConv", adj, feat)
         if feat.shape[1] != self._in_feats:
             raise nwerr.ValueError(f"DenseGraphConv: feat has {feat.shape[1]} features, expected "
-                             f"in_feats={self._in_feats}")
+                                   f"in_feats={self._in_feats}")
         h = feat
         if self._norm == "both":
             h = h * adj.sum(0).clamp(min=1).pow(-0.5).unsqueeze(-1)

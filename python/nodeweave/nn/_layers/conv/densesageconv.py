@@ -65,7 +65,7 @@ class DenseSAGEConv(nn.Module):
         if paired:
             if len(feat) != 2:
                 raise nwerr.ValueError(f"{name}: feat must be a tensor or a (src_feat, dst_feat) pair, got "
-                                 f"{len(feat)} items")
+                                       f"{len(feat)} items")
             feat_src, feat_dst = feat
             adj = dense_adj(name, adj, feat_src, name="feat[0]")
             dense_adj(name, adj, feat_dst, name="feat[1]", side="destination")

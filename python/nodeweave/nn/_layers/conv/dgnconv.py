@@ -85,9 +85,9 @@ class DGNConv(PNAConv):
         if self.use_eig_vec:
             if eig_vec is None:
                 raise nwerr.ValueError(f"{name}: eig_vec is required by the directional aggregators "
-                                 f"(at least {self._eig_size} eigenvectors per node)")
+                                       f"(at least {self._eig_size} eigenvectors per node)")
             check_feat(name, "eig_vec", eig_vec, graph.num_nodes(), "nodes")
             if eig_vec.dim() != 2 or eig_vec.shape[1] < self._eig_size:
                 raise nwerr.ValueError(f"{name}: eig_vec must have shape (num_nodes, K) with K >= "
-                                 f"{self._eig_size}, got {tuple(eig_vec.shape)}")
+                                       f"{self._eig_size}, got {tuple(eig_vec.shape)}")
         return self._run(graph, node_feat, edge_feat, eig_vec if self.use_eig_vec else None)

@@ -39,7 +39,7 @@ class EdgeWeightNorm(nn.Module):
         super().__init__()
         if norm not in _NORMS:
             raise nwerr.ValueError(f"EdgeWeightNorm: norm must be one of {', '.join(_NORMS)}, got "
-                             f"{norm!r}")
+                                   f"{norm!r}")
         self._norm = norm
         self._eps = eps
 
@@ -48,12 +48,12 @@ class EdgeWeightNorm(nn.Module):
         check_edge_weight("EdgeWeightNorm", graph, edge_weight)
         if edge_weight.dim() > 2 or (edge_weight.dim() == 2 and edge_weight.shape[1] != 1):
             raise nwerr.ValueError("EdgeWeightNorm: the normalization is only defined on scalar edge "
-                             f"weights (shape (E,) or (E, 1)), got {tuple(edge_weight.shape)}")
+                                   f"weights (shape (E,) or (E, 1)), got {tuple(edge_weight.shape)}")
         if self._norm == "none":
             return edge_weight
         if self._norm == "both" and bool((edge_weight <= 0).any()):
             raise nwerr.ValueError('EdgeWeightNorm: non-positive edge weight detected with norm="both". '
-                             "This leads to square root of zero or negative values.")
+                                   "This leads to square root of zero or negative values.")
         w = edge_weight.reshape(-1)
         src, dst = (graph_tensor(t) for t in graph.edges())
         out = w

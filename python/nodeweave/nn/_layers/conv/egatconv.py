@@ -107,8 +107,8 @@ class EGATConv(nn.Module):
                 check_edge_weight(name, graph, edge_weight)
                 if edge_weight.numel() != graph.num_edges():
                     raise nwerr.ValueError(f"{name}: edge_weight must hold one value per edge, shape "
-                                     f"({graph.num_edges()},) or ({graph.num_edges()}, 1), got "
-                                     f"{tuple(edge_weight.shape)}")
+                                           f"({graph.num_edges()},) or ({graph.num_edges()}, 1), got "
+                                           f"{tuple(edge_weight.shape)}")
             graph.srcdata["f_ni"] = self.fc_ni(feat_src)
             graph.dstdata["f_nj"] = self.fc_nj(feat_dst)
             graph.apply_edges(fn.u_add_v("f_ni", "f_nj", "f"))

@@ -68,7 +68,7 @@ class EGNNConv(nn.Module):
         name = "EGNNConv"
         if not is_block(graph) and graph.num_src_nodes() != graph.num_dst_nodes():
             raise nwerr.ValueError(f"{name}: the graph has {graph.num_src_nodes()} source and {graph.num_dst_nodes()} "
-                             "destination nodes; it needs one node set (a graph or a block)")
+                                   "destination nodes; it needs one node set (a graph or a block)")
         n_src, n_dst = graph.num_src_nodes(), graph.num_dst_nodes()
         check_feat(name, "node_feat", node_feat, n_src, "nodes", self.in_size, "in_size")
         check_feat(name, "coord_feat", coord_feat, n_src, "nodes")
@@ -78,7 +78,7 @@ class EGNNConv(nn.Module):
         if self.edge_feat_size > 0:
             if edge_feat is None:
                 raise nwerr.ValueError(f"{name}: edge_feat is required (the module was built with "
-                                 f"edge_feat_size={self.edge_feat_size})")
+                                       f"edge_feat_size={self.edge_feat_size})")
             check_feat(name, "edge_feat", edge_feat, graph.num_edges(), "edges", self.edge_feat_size,
                        "edge_feat_size")
         elif edge_feat is not None and (edge_feat.dim() != 2 or edge_feat.shape[-1] != 0):

@@ -56,7 +56,7 @@ class GatedGraphConv(nn.Module):
         self._out_feats = positive_int(out_feats, "out_feats", "GatedGraphConv")
         if in_feats > out_feats:
             raise nwerr.ValueError(f"GatedGraphConv: in_feats ({in_feats}) must not exceed out_feats ({out_feats}); "
-                             "the input is zero-padded to out_feats")
+                                   "the input is zero-padded to out_feats")
         self._n_steps = positive_int(n_steps, "n_steps", "GatedGraphConv", allow_zero=True)
         self._n_etypes = positive_int(n_etypes, "n_etypes", "GatedGraphConv")
         self.linears = nn.ModuleList([nn.Linear(out_feats, out_feats) for _ in range(n_etypes)])
@@ -75,15 +75,15 @@ class GatedGraphConv(nn.Module):
         if etypes is None:
             if self._n_etypes != 1:
                 raise nwerr.ValueError(f"GatedGraphConv: etypes is required when n_etypes > 1 (n_etypes="
-                                 f"{self._n_etypes})")
+                                       f"{self._n_etypes})")
             return None
         et = to_numpy_ids(etypes, "etypes")
         if len(et) != graph.num_edges():
             raise nwerr.ValueError(f"GatedGraphConv: etypes must have one entry per edge ({graph.num_edges()}), "
-                             f"got {len(et)}")
+                                   f"got {len(et)}")
         if et.size and (et.min() < 0 or et.max() >= self._n_etypes):
             raise nwerr.ValueError(f"GatedGraphConv: etypes must be in [0, n_etypes={self._n_etypes}), got values "
-                             f"{int(et.min())}..{int(et.max())}")
+                                   f"{int(et.min())}..{int(et.max())}")
         return et
 
     def forward(self, graph: Any, feat: Any, etypes: Optional[Any] = None) -> Any:
@@ -92,7 +92,7 @@ class GatedGraphConv(nn.Module):
         check_rows(feat, graph.num_nodes(), "feat", "node")
         if feat.dim() != 2 or feat.shape[1] != self._in_feats:
             raise nwerr.ValueError(f"GatedGraphConv: feat must have shape (num_nodes, {self._in_feats}), got "
-                             f"{tuple(feat.shape)}")
+                                   f"{tuple(feat.shape)}")
         et = self._check_etypes(graph, etypes)
         pad = self._out_feats - self._in_feats
         if pad:

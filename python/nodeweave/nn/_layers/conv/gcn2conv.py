@@ -102,7 +102,7 @@ class GCN2Conv(nn.Module):
             check_feat(name, "feat_0", feat_0, None, "nodes", self._in_feats)
             if feat_0.shape[0] < n:
                 raise nwerr.ValueError(f"{name}: feat_0 has {feat_0.shape[0]} rows but the graph has "
-                                 f"{n} nodes")
+                                       f"{n} nodes")
             feat = sym_norm_step(name, graph, edge_weight, feat)(feat) * (1 - self.alpha)
             feat_0 = feat_0[:n] * self.alpha
             beta = self.beta

@@ -81,7 +81,7 @@ class GINConv(EpsUpdate, nn.Module):
         super().__init__()
         if aggregator_type not in _AGGREGATORS:
             raise nwerr.KeyError(f"Aggregator type {aggregator_type} not recognized; expected one of "
-                           f"{', '.join(_AGGREGATORS)}.")
+                                 f"{', '.join(_AGGREGATORS)}.")
         self._aggregator_type = aggregator_type
         self.activation = activation
         self._init_eps_update(apply_func, init_eps, learn_eps)

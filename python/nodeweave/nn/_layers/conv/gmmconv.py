@@ -76,7 +76,7 @@ class GMMConv(nn.Module):
         self._n_kernels = positive_int(n_kernels, "n_kernels", name)
         if aggregator_type not in _AGGREGATORS:
             raise nwerr.ValueError(f"{name}: aggregator_type must be one of {', '.join(_AGGREGATORS)}, "
-                             f"got {aggregator_type!r}")
+                                   f"got {aggregator_type!r}")
         self._aggregator_type = aggregator_type
         self._allow_zero_in_degree = allow_zero_in_degree
         self.mu = nn.Parameter(T.empty(n_kernels, dim))
@@ -119,7 +119,7 @@ class GMMConv(nn.Module):
         check_feat(name, "pseudo", pseudo, graph.num_edges(), "edges", self._dim, "dim")
         if pseudo.dim() != 2:
             raise nwerr.ValueError(f"{name}: pseudo must have shape (num_edges, {self._dim}), got "
-                             f"{tuple(pseudo.shape)}")
+                                   f"{tuple(pseudo.shape)}")
         h = self.fc(feat_src).view(-1, k, out)
         # (E, K, dim) scaled offsets from every kernel's mean, then one weight per edge and kernel.
         z = (pseudo.unsqueeze(1) - self.mu.unsqueeze(0)) * self.inv_sigma.unsqueeze(0)

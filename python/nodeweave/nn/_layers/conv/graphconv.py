@@ -65,7 +65,7 @@ class GraphConv(nn.Module):
         super().__init__()
         if norm not in _NORMS:
             raise nwerr.ValueError('Invalid norm value. Must be either "none", "both", "right" or "left".'
-                             f' But got "{norm}".')
+                                   f' But got "{norm}".')
         self._in_feats = in_feats
         self._out_feats = out_feats
         self._norm = norm
@@ -112,11 +112,11 @@ class GraphConv(nn.Module):
             if weight is not None:
                 if self.weight is not None:
                     raise nwerr.ValueError(f"{name}: External weight is provided while at the same time "
-                                     "the module has defined its own weight parameter. Please "
-                                     "create the module with flag weight=False.")
+                                           "the module has defined its own weight parameter. Please "
+                                           "create the module with flag weight=False.")
                 if weight.dim() != 2 or weight.shape[0] != feat_src.shape[-1]:
                     raise nwerr.ValueError(f"{name}: weight must have shape ({feat_src.shape[-1]}, "
-                                     f"out_feats), got {tuple(weight.shape)}")
+                                           f"out_feats), got {tuple(weight.shape)}")
             else:
                 weight = self.weight
 

@@ -47,19 +47,19 @@ class GroupRevRes(nn.Module):
         self.groups = positive_int(groups, "groups", "GroupRevRes")
         if groups < 2:
             raise nwerr.ValueError(f"GroupRevRes: groups must be at least 2 (the residual of one group is the sum of "
-                             f"the others), got {groups}")
+                                   f"the others), got {groups}")
         if not isinstance(gnn_module, nn.Module):
             raise nwerr.TypeError(f"GroupRevRes: gnn_module must be a {nn.Module.__module__}.Module, got "
-                            f"{type(gnn_module).__name__}")
+                                  f"{type(gnn_module).__name__}")
         self.gnn_modules = nn.ModuleList([gnn_module] + [copy.deepcopy(gnn_module) for _ in range(groups - 1)])
 
     def _split(self, t: Any, name: str) -> List[Any]:
         if not isinstance(t, T.Tensor) or t.dim() == 0:
             raise nwerr.TypeError(f"GroupRevRes: {name} must be a tensor with a feature dimension to split into "
-                            f"{self.groups} groups, got {type(t).__name__ if not isinstance(t, T.Tensor) else 'a scalar'}")
+                                  f"{self.groups} groups, got {type(t).__name__ if not isinstance(t, T.Tensor) else 'a scalar'}")
         if t.shape[-1] % self.groups:
             raise nwerr.ValueError(f"GroupRevRes: the last dimension of {name} ({t.shape[-1]}) must be divisible by "
-                             f"groups={self.groups}")
+                                   f"groups={self.groups}")
         return list(t.chunk(self.groups, -1))
 
     def _args(self, args: Any) -> List[tuple]:

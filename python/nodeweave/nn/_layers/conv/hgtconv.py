@@ -96,8 +96,8 @@ class HGTConv(nn.Module):
         n_src, n_dst, n_edges = g.num_src_nodes(), g.num_dst_nodes(), g.num_edges()
         if len(g.canonical_etypes) != 1 or (not is_block(g) and n_src != n_dst):
             raise nwerr.ValueError(f"{name} takes a homogeneous graph or a block with node and edge type ids "
-                             f"(nodeweave.to_homogeneous(g) makes one from a heterograph), got node types "
-                             f"{g.ntypes} and edge types {g.canonical_etypes}")
+                                   f"(nodeweave.to_homogeneous(g) makes one from a heterograph), got node types "
+                                   f"{g.ntypes} and edge types {g.canonical_etypes}")
         check_feat(name, "x", x, n_src, "source nodes", self.in_size, "in_size")
         if x.dim() != 2:
             raise nwerr.ValueError(f"{name}: x must be 2-D (N, in_size), got shape {tuple(x.shape)}")

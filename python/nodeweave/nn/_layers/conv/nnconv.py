@@ -68,7 +68,7 @@ class NNConv(nn.Module):
         self._out_feats = positive_int(out_feats, "out_feats", "NNConv")
         if aggregator_type not in _AGGREGATORS:
             raise nwerr.ValueError(f"NNConv: aggregator_type must be one of {', '.join(_AGGREGATORS)}, got "
-                             f"{aggregator_type!r}")
+                                   f"{aggregator_type!r}")
         self._aggre_type = aggregator_type
         self.edge_func = edge_func
         if residual:
@@ -101,7 +101,7 @@ class NNConv(nn.Module):
         want = n_edges * self._in_src_feats * self._out_feats
         if w.numel() != want:
             raise nwerr.ValueError(f"NNConv: edge_func must return {self._in_src_feats * self._out_feats} values per "
-                             f"edge (in_src * out_feats), got shape {tuple(w.shape)}")
+                                   f"edge (in_src * out_feats), got shape {tuple(w.shape)}")
         w = w.reshape(n_edges, self._in_src_feats, self._out_feats)
         # (N_dst, in, out): each input channel's contribution, aggregated over in-edges.
         agg = ops.gspmm(graph, "mul", self._aggre_type, feat_src.unsqueeze(-1), w)

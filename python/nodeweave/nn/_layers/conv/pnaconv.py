@@ -48,7 +48,7 @@ def check_names(layer: str, what: str, names: Any, allowed: Sequence[str]) -> Li
     """``names`` as a non-empty list of strings from ``allowed``, else ValueError naming ``what``."""
     if isinstance(names, str) or not isinstance(names, (list, tuple)) or not names:
         raise nwerr.ValueError(f"{layer}: {what} must be a non-empty list of names from {list(allowed)}, got "
-                         f"{names!r}")
+                               f"{names!r}")
     bad = [n for n in names if n not in allowed]
     if bad:
         raise nwerr.ValueError(f"{layer}: unknown {what} {bad}; choose from {list(allowed)}")
@@ -175,12 +175,12 @@ class PNAConv(nn.Module):
         num_towers = positive_int(num_towers, "num_towers", name)
         if in_size % num_towers or out_size % num_towers:
             raise nwerr.ValueError(f"{name}: in_size ({in_size}) and out_size ({out_size}) must be divisible by "
-                             f"num_towers ({num_towers})")
+                                   f"num_towers ({num_towers})")
         aggregators = check_names(name, "aggregators", aggregators, self._statistics)
         scalers = check_names(name, "scalers", scalers, SCALERS)
         if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not delta > 0:
             raise nwerr.ValueError(f"{name}: delta must be a positive number (the mean log(degree + 1) of the "
-                             f"training nodes), got {delta!r}")
+                                   f"training nodes), got {delta!r}")
         self.edge_feat_size = positive_int(edge_feat_size, "edge_feat_size", name, allow_zero=True)
         self.tower_in_size = in_size // num_towers
         self.tower_out_size = out_size // num_towers
@@ -202,12 +202,12 @@ class PNAConv(nn.Module):
         name = type(self).__name__
         if is_block(graph) or not graph.is_homogeneous:
             raise nwerr.ValueError(f"{name} needs a homogeneous graph (each node's messages read its own "
-                             f"features), got node types {graph.ntypes} and edge types "
-                             f"{graph.canonical_etypes}{' (a block)' if is_block(graph) else ''}")
+                                   f"features), got node types {graph.ntypes} and edge types "
+                                   f"{graph.canonical_etypes}{' (a block)' if is_block(graph) else ''}")
         check_feat(name, "node_feat", node_feat, graph.num_nodes(), "nodes", self.in_size, "in_size")
         if node_feat.dim() != 2:
             raise nwerr.ValueError(f"{name}: node_feat must have shape (num_nodes, {self.in_size}), got "
-                             f"{tuple(node_feat.shape)}")
+                                   f"{tuple(node_feat.shape)}")
         if self.edge_feat_size > 0:
             if edge_feat is None:
                 raise nwerr.ValueError(f"{name}: edge_feat is required (edge_feat_size={self.edge_feat_size})")

@@ -142,7 +142,7 @@ class RelGraphConv(nn.Module):
         lo, hi = int(ids.min().item()), int(ids.max().item())
         if lo < 0 or hi >= self.in_feat:
             raise nwerr.ValueError(f"RelGraphConv: {name} holds node ids (one-hot input), which must be in "
-                             f"[0, {self.in_feat}) (in_feat), got values {lo}..{hi}")
+                                   f"[0, {self.in_feat}) (in_feat), got values {lo}..{hi}")
 
 
 def _is_node_ids(t: Any) -> bool:

@@ -70,7 +70,7 @@ class SAGEConv(nn.Module):
         super().__init__()
         if aggregator_type not in _AGGREGATORS:
             raise nwerr.ValueError(f"SAGEConv: aggregator_type must be one of {', '.join(_AGGREGATORS)}, got "
-                             f"{aggregator_type!r}")
+                                   f"{aggregator_type!r}")
         in_src, in_dst = expand_as_pair(in_feats)
         self._in_src_feats = positive_int(in_src, "in_feats", "SAGEConv")
         self._in_dst_feats = positive_int(in_dst, "in_feats", "SAGEConv")
@@ -142,7 +142,7 @@ class SAGEConv(nn.Module):
         elif agg == "gcn":
             if self._in_src_feats != self._in_dst_feats:
                 raise nwerr.ValueError("SAGEConv: the gcn aggregator needs equal source and destination "
-                                 f"feature sizes, got {self._in_src_feats} and {self._in_dst_feats}")
+                                       f"feature sizes, got {self._in_src_feats} and {self._in_dst_feats}")
             h_src = self.fc_neigh(feat_src) if lin_before_mp else feat_src
             if paired:
                 h_dst = self.fc_neigh(feat_dst) if lin_before_mp else feat_dst

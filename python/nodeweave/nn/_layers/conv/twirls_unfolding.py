@@ -86,7 +86,7 @@ class TWIRLSUnfoldingAndAttention(nn.Module):
         deg = graph_tensor(g.in_degrees()).to(X)
         if bool((deg == 0).any()):
             raise nwerr.ValueError(f"{name}: every node needs an in-edge (the propagation divides by degrees); add "
-                             "self-loops with nodeweave.add_self_loop(g), as TWIRLSConv does")
+                                   "self-loops with nodeweave.add_self_loop(g), as TWIRLSConv does")
         w: Optional[Any] = None
         if self.init_att:
             w, deg = self._attention(g, X)

@@ -123,7 +123,7 @@ class TWIRLSConv(nn.Module):
             raise nwerr.ValueError(f"{name}: norm must be 'none', 'batch' or 'layer', got {norm!r}")
         if num_mlp_before == 0 and num_mlp_after == 0 and input_d != output_d:
             raise nwerr.ValueError(f"{name}: without MLP layers (num_mlp_before = num_mlp_after = 0) the output is the "
-                             f"propagated input, so output_d ({output_d}) must equal input_d ({input_d})")
+                                   f"propagated input, so output_d ({output_d}) must equal input_d ({input_d})")
         self.norm = norm
         self.precond = precond
         self.attention = attention

@@ -62,7 +62,7 @@ class DegreeEncoder(nn.Module):
                     "(2, batch_size, N) with direction='both'" if both else "(batch_size, N)")
         if both and degrees.shape[0] != 2:
             raise nwerr.ValueError("DegreeEncoder: with direction='both', degrees must stack in- and out-degrees: "
-                             f"shape (2, batch_size, N), got {tuple(degrees.shape)}")
+                                   f"shape (2, batch_size, N), got {tuple(degrees.shape)}")
         degrees = degrees.clamp(min=0, max=self.max_degree)
         if both:
             return self.encoder1(degrees[0]) + self.encoder2(degrees[1])
@@ -131,7 +131,7 @@ class PathEncoder(nn.Module):
         if not isinstance(path_data, T.Tensor) or tuple(path_data.shape) != want:
             got = tuple(path_data.shape) if isinstance(path_data, T.Tensor) else type(path_data).__name__
             raise nwerr.ValueError(f"{name}: path_data must have shape (batch_size, N, N, max_len, feat_dim) = {want}, "
-                             f"got {got}")
+                                   f"got {got}")
         # sum over l and d of path_data[b, x, y, l, d] * w[l, h, d]: one matmul.
         w = self.embedding_table.weight.reshape(self.max_len, self.num_heads, self.feat_dim)
         w = w.permute(0, 2, 1).reshape(self.max_len * self.feat_dim, self.num_heads)
@@ -202,7 +202,7 @@ class SpatialEncoder3d(nn.Module):
             lo, hi = int(node_type.min().item()), int(node_type.max().item())
             if lo < -1 or hi >= self.max_node_type:
                 raise nwerr.ValueError(f"{name}: node_type must be in [-1, {self.max_node_type}) (-1: padding; "
-                                 f"max_node_type={self.max_node_type}), got values {lo}..{hi}")
+                                       f"max_node_type={self.max_node_type}), got values {lo}..{hi}")
             nt = node_type.long()
             src = nt.unsqueeze(-1).expand(bsz, n, n) + 2
             tgt = nt.unsqueeze(1).expand(bsz, n, n) + (self.max_node_type + 3)
