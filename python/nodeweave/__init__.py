@@ -5,6 +5,17 @@ The engine lives in :mod:`nodeweave.core` (``import nodeweave.core as nc``).
 
 __version__ = "0.1.0"
 
+import os as _os
+
+# GNU OpenMP threads spin for a while after each parallel region before sleeping (GOMP_SPINCOUNT,
+# default 300,000). With the pytorch backend two OpenMP runtimes share the cores (ours and torch's
+# bundled libgomp), and each one's spinning threads steal the CPU the other needs: a 2-thread
+# mini-batch epoch took 2.8x as long. A tenth of that spin keeps the native engine as fast (measured,
+# docs/backends.md) and ends the contention. Set before the extension loads libgomp; a user's
+# OMP_WAIT_POLICY or GOMP_SPINCOUNT wins.
+if "OMP_WAIT_POLICY" not in _os.environ:
+    _os.environ.setdefault("GOMP_SPINCOUNT", "30000")
+
 # One base class for every error the library raises (nodeweave.errors; DGLError for ported code)
 from nodeweave.errors import NodeweaveError, DGLError  # noqa: F401
 
