@@ -32,14 +32,20 @@ void FeatureCache::count(const int64_t* ids, int64_t n) {
 
 void FeatureCache::build(const uint8_t* data, int64_t row_bytes) {
   std::lock_guard<std::mutex> lock(build_mu_);
-  if (built_.load(std::memory_order_acquire) || capacity_ == 0) return;
+  if (built_.load(std::memory_order_acquire) || capacity_ == 0 ||
+      !epoch_counted_.load(std::memory_order_acquire))
+    return;
+  // A snapshot of the counts: workers of a loader still running may go on counting, and the sort
+  // below needs keys that do not change under it.
+  std::vector<uint32_t> snap(static_cast<size_t>(rows_));
   std::vector<int64_t> counted;
-  for (int64_t v = 0; v < rows_; ++v)
-    if (counts_[static_cast<size_t>(v)].load(std::memory_order_relaxed) > 0) counted.push_back(v);
+  for (int64_t v = 0; v < rows_; ++v) {
+    snap[static_cast<size_t>(v)] = counts_[static_cast<size_t>(v)].load(std::memory_order_relaxed);
+    if (snap[static_cast<size_t>(v)] > 0) counted.push_back(v);
+  }
   if (counted.empty()) return;
   const auto hotter = [&](int64_t a, int64_t b) {
-    const uint32_t ca = counts_[static_cast<size_t>(a)].load(std::memory_order_relaxed);
-    const uint32_t cb = counts_[static_cast<size_t>(b)].load(std::memory_order_relaxed);
+    const uint32_t ca = snap[static_cast<size_t>(a)], cb = snap[static_cast<size_t>(b)];
     return ca > cb || (ca == cb && a < b);
   };
   const int64_t keep = std::min<int64_t>(capacity_, static_cast<int64_t>(counted.size()));

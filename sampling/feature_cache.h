@@ -29,9 +29,13 @@ class FeatureCache {
 
   // Counts one gather of each id (thread-safe; ignored once built).
   void count(const int64_t* ids, int64_t n);
-  // Fills the cache with the rows of the `capacity` most counted nodes (ties: the smaller id; never
-  // a node counted 0 times) read from `data` (`rows` rows of `row_bytes`). A no-op when already
-  // built or nothing was counted. Thread-safe.
+  // Marks that every batch of an epoch has been gathered (the loader calls it when its last batch
+  // is made): the counts now describe a whole epoch, so build() may use them.
+  void epoch_counted() { epoch_counted_.store(true, std::memory_order_release); }
+
+  // Once an epoch has been counted, fills the cache with the rows of the `capacity` most counted
+  // nodes (ties: the smaller id; never a node counted 0 times) read from `data` (`rows` rows of
+  // `row_bytes`). A no-op when already built or nothing was counted. Thread-safe.
   void build(const uint8_t* data, int64_t row_bytes);
 
   // Copies the rows of `ids` to `out`, from the cache when it holds them, else from `data`; counts
@@ -46,7 +50,7 @@ class FeatureCache {
   int64_t rows_, capacity_;
   std::vector<std::atomic<uint32_t>> counts_;
   // Built once, then read-only: slot_[v] is v's row in table_, or -1.
-  std::atomic<bool> built_{false};
+  std::atomic<bool> built_{false}, epoch_counted_{false};
   std::mutex build_mu_;
   std::vector<int32_t> slot_;
   std::vector<uint8_t> table_;

@@ -1,12 +1,11 @@
 // Loader: worker threads over a sliding window of batch indices.
 #include "sampling/loader.h"
 
-#include <omp.h>
-
 #include <chrono>
 #include <cstring>
 
 #include "core_framework/runtime/error.h"
+#include "core_framework/runtime/parallel.h"
 #include "sampling/random.h"
 
 namespace nodeweave::sampling {
@@ -38,7 +37,8 @@ Loader::Loader(LoaderConfig config) : config_(std::move(config)) {
     NW_CHECK(!f.cache || f.cache->rows() == f.rows, ValueError, fn, ": a feature cache made for ",
              f.cache ? f.cache->rows() : 0, " rows is given a feature of ", f.rows);
   }
-  // Counts from earlier epochs pick the rows to cache (a no-op once built or before any count).
+  // Counts from an earlier, complete epoch pick the rows to cache (a no-op once built, and until a
+  // loader has made every batch of an epoch: a peek at the first batches does not freeze it).
   for (const FeatureSource& f : config_.features)
     if (f.cache) f.cache->build(f.data, f.row_bytes);
   const int64_t n = static_cast<int64_t>(config_.seed_ids.size());
@@ -64,8 +64,8 @@ MiniBatch Loader::make(int64_t index) const {
   const int types = config_.sampler->num_types();
   std::vector<std::vector<int64_t>> seeds(static_cast<size_t>(types));
   const int64_t begin = index * config_.batch_size;
-  const int64_t end = std::min<int64_t>(begin + config_.batch_size,
-                                        static_cast<int64_t>(config_.seed_ids.size()));
+  const int64_t end =
+      std::min<int64_t>(begin + config_.batch_size, static_cast<int64_t>(config_.seed_ids.size()));
   for (int64_t i = begin; i < end; ++i)
     seeds[static_cast<size_t>(config_.seed_types[static_cast<size_t>(i)])].push_back(
         config_.seed_ids[static_cast<size_t>(i)]);
@@ -93,8 +93,8 @@ MiniBatch Loader::make(int64_t index) const {
 }
 
 void Loader::work(int64_t worker) {
-  // OpenMP threads of this worker's sampling calls (an ICV of this thread only).
-  omp_set_num_threads(std::max(config_.threads_per_worker, 1));
+  // Threads of this worker's sampling calls (a cap on this thread only).
+  set_thread_num_threads_cap(std::max(config_.threads_per_worker, 1));
   for (int64_t i = worker; i < num_batches_; i += stride()) {
     {
       std::unique_lock<std::mutex> lock(mu_);
@@ -108,13 +108,20 @@ void Loader::work(int64_t worker) {
     } catch (...) {
       error = std::current_exception();
     }
+    bool last = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (error)
+      if (error) {
         failed_[i] = error;
-      else
+      } else {
         ready_.emplace(i, std::move(*batch));
+        last = ++made_ == num_batches_;
+      }
     }
+    // Every batch's rows are counted: the next loader over these features may build its caches.
+    if (last)
+      for (const FeatureSource& f : config_.features)
+        if (f.cache) f.cache->epoch_counted();
     cv_.notify_all();
     if (error) return;
   }
@@ -125,9 +132,8 @@ std::optional<MiniBatch> Loader::next(int64_t timeout_ms, bool* timed_out) {
   std::unique_lock<std::mutex> lock(mu_);
   if (taken_ >= num_batches_) return std::nullopt;
   const int64_t want = taken_;
-  const bool got = cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
-    return stop_ || ready_.count(want) || failed_.count(want);
-  });
+  const bool got = cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                                [&] { return stop_ || ready_.count(want) || failed_.count(want); });
   if (!got) {
     *timed_out = true;
     return std::nullopt;

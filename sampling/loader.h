@@ -3,11 +3,12 @@
 // prefetched features (input features of the first block's sources, labels of the last block's
 // destinations), with no Python in the loop and so without the GIL.
 //
-// Batch i is made from the seeds order[i*b, (i+1)*b) with key derive_key(key, i / batch_dependency); the consumer
-// receives batches in index order whatever thread made them, and batch i starts only once batch
-// i - depth was taken (a window that slides in batch order, so a fast worker cannot take the room
-// a slow one needs). A worker's exception is handed to the consumer with its batch. close() (and
-// the destructor) stops and joins the workers; a consumer waiting in next() wakes up.
+// Batch i is made from the seeds order[i*b, (i+1)*b) with key derive_key(key, i /
+// batch_dependency); the consumer receives batches in index order whatever thread made them, and
+// batch i starts only once batch i - depth was taken (a window that slides in batch order, so a
+// fast worker cannot take the room a slow one needs). A worker's exception is handed to the
+// consumer with its batch. close() (and the destructor) stops and joins the workers; a consumer
+// waiting in next() wakes up.
 #pragma once
 #include <algorithm>
 #include <condition_variable>
@@ -99,6 +100,8 @@ class Loader {
   std::map<int64_t, MiniBatch> ready_;
   std::map<int64_t, std::exception_ptr> failed_;
   int64_t taken_ = 0;
+  int64_t made_ =
+      0;  // batches made (under mu_): the last one completes the caches' epoch of counts
   bool stop_ = false;
   std::vector<std::thread> threads_;
 };

@@ -13,11 +13,17 @@ int& num_threads_setting() {
   static int n = omp_get_max_threads();
   return n;
 }
+// 0: no cap on this thread. Our own per-thread cap, not OpenMP's ICV: torch shares libgomp with us
+// on recent wheels, and torch.set_num_threads must not silently cap nodeweave's kernels.
+thread_local int thread_cap = 0;
 }  // namespace
 
-// The setting, capped by the calling thread's own OpenMP limit: a thread that lowered it (a loader
-// worker sampling with its share of the cores) gets teams of that size, not the process's.
-int get_num_threads() { return std::min(num_threads_setting(), omp_get_max_threads()); }
+int get_num_threads() {
+  const int n = num_threads_setting();
+  return thread_cap > 0 ? std::min(n, thread_cap) : n;
+}
+
+void set_thread_num_threads_cap(int n) { thread_cap = std::max(n, 0); }
 
 void set_num_threads(int n) {
   NW_CHECK(n >= 1, ValueError, "set_num_threads: expected a positive thread count, got ", n);

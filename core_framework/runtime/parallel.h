@@ -9,8 +9,11 @@
 namespace nodeweave {
 
 // Threads a parallel region of the calling thread may use: set_num_threads's value, or less where
-// this thread's OpenMP limit (omp_set_num_threads on it) is lower.
+// this thread set a cap (set_thread_num_threads_cap).
 int get_num_threads();
+// Caps get_num_threads on the calling thread only (a loader worker sampling with its share of the
+// cores); 0 removes the cap.
+void set_thread_num_threads_cap(int n);
 void set_num_threads(int n);  // throws ValueError for n < 1
 
 // Elements below which an elementwise loop stays on one thread.

@@ -32,6 +32,14 @@ void register_exceptions() {
       PyErr_SetString(not_implemented, e.what());
     } catch (const pyb::builtin_exception&) {
       throw;  // pybind11's own (stop_iteration, cast_error, ...): its default translator's
+    } catch (const std::invalid_argument& e) {  // the standard library's, thrown inside ours
+      PyErr_SetString(value_error, e.what());
+    } catch (const std::out_of_range& e) {
+      PyErr_SetString(index_error, e.what());
+    } catch (const std::overflow_error&) {
+      throw;  // OverflowError, as pybind11 maps it
+    } catch (const std::range_error&) {
+      throw;                                 // ValueError, as pybind11 maps it
     } catch (const std::runtime_error& e) {  // the library's RuntimeError (error.h)
       PyErr_SetString(runtime_error, e.what());
     }

@@ -8,7 +8,9 @@
 namespace nodeweave::sparse::cpu {
 
 Float32Staged::Float32Staged(const ArrayView& v, bool read) : view_(v) {
-  if (v.data == nullptr || !is_half(v.dtype)) return;
+  // Decided by the dtype alone: an empty half array (no data) still becomes a float32 view, or the
+  // kernel's half path would be taken again on it.
+  if (!is_half(v.dtype)) return;
   const int64_t n = v.numel();
   buf_.resize(static_cast<size_t>(n));
   const uint16_t* src = v.ptr<uint16_t>();

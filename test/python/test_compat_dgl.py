@@ -107,3 +107,13 @@ def test_runner_rejects_a_missing_script(tmp_path):
     p = subprocess.run([sys.executable, "-m", "nodeweave.compat.dgl", str(tmp_path / "nope.py")],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "is not a file" in p.stderr
+
+
+def test_runner_and_the_scripts_own_install_agree(tmp_path):
+    """A script run by the runner that also calls install() itself sees one alias, not a second copy."""
+    script = tmp_path / "s.py"
+    script.write_text("import dgl\nimport nodeweave.compat.dgl as c\nc.install()\nprint('ok', c.installed())\n")
+    p = subprocess.run([sys.executable, "-m", "nodeweave.compat.dgl", str(script)], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "ok True" in p.stdout

@@ -101,3 +101,29 @@ def test_use_ddp_is_refused_not_ignored():
     with pytest.raises(NotImplementedError, match="use_ddp"):
         DataLoader(g, np.arange(10), NeighborSampler([2]), use_ddp=True)
     DataLoader(g, np.arange(10), NeighborSampler([2]), use_ddp=False, persistent_workers=True)  # hints
+
+
+def test_a_peek_at_the_first_batch_does_not_freeze_the_cache():
+    """The cache is built from a whole epoch's counts: an abandoned first iterator (next(iter(dl)))
+    counts a few batches only and must not decide the cached rows."""
+    g = _graph(seed=2)
+    loader = DataLoader(g, np.arange(400), NeighborSampler([4, 3], prefetch_node_feats=["feat"]),
+                        batch_size=50, shuffle=True, seed=5, num_workers=1, prefetch_depth=1, cache_size=40)
+    next(iter(loader))
+    assert loader.cache_info()[("src", "_N", "feat")]["rows"] == 0
+    first = [_np(inp) for inp, _, _ in loader]  # a whole epoch: the first one that counts fully
+    assert loader.cache_info()[("src", "_N", "feat")]["rows"] == 0  # built when the next loader starts
+    for _ in loader:
+        pass
+    assert loader.cache_info()[("src", "_N", "feat")]["rows"] == 40
+    assert len(first) == 8
+
+
+def test_a_tiny_share_is_no_cache():
+    g = _graph()
+    loader = DataLoader(g, np.arange(400), NeighborSampler([3], prefetch_node_feats=["feat"]),
+                        batch_size=100, num_workers=1, cache_size=1e-9)
+    for _ in range(2):
+        for _ in loader:
+            pass
+    assert loader.cache_info() == {}

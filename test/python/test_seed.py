@@ -89,3 +89,20 @@ def test_top_level_type_and_id_names_are_what_the_transforms_write(backend_name)
                            [g.num_edges(ct) for ct in g.canonical_etypes])
     np.testing.assert_array_equal(np_of(h.ndata[nw.NTYPE]), want_ntype)
     np.testing.assert_array_equal(np_of(h.edata[nw.ETYPE]), want_etype)
+
+
+def test_torch_thread_setting_does_not_cap_nodeweave():
+    """torch and nodeweave may share one libgomp: torch.set_num_threads must not change how many
+    threads nodeweave's kernels use (each library has its own setting)."""
+    import torch
+
+    import nodeweave.core as nc
+
+    before, tb = nc.get_num_threads(), torch.get_num_threads()
+    try:
+        nc.set_num_threads(2)
+        torch.set_num_threads(1)
+        assert nc.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(tb)
+        nc.set_num_threads(before)

@@ -124,3 +124,21 @@ def test_mixed_half_and_float_raise_type_error(backend):
         ops.gather_mm(A, _tensor(b, backend), idx_b=_tensor(idx_b, backend))
     with pytest.raises(TypeError, match="dtype"):
         ops.segment_mm(A, _tensor(b, backend), [10, 10, 5])
+
+
+@pytest.mark.parametrize("dtype_name", list(HALF))
+def test_empty_half_operands(backend, dtype_name):
+    """Zero rows, zero segments' rows and zero inner size (empty torch tensors carry no data
+    pointer): the result has the right shape, zeros where k == 0."""
+    nw_dt, torch_dt, _ = HALF[dtype_name]
+    dt = torch_dt if backend == "pytorch" else nw_dt
+
+    def z(*shape):
+        return _tensor(np.zeros(shape, np.float32), backend).to(dt)
+
+    out = ops.segment_mm(z(0, 4), z(3, 4, 2), [0, 0, 0])
+    assert tuple(out.shape) == (0, 2)
+    out = ops.gather_mm(z(5, 0), z(2, 0, 3), idx_b=_tensor(np.array([0, 1, 1, 0, 1]), backend))
+    assert tuple(out.shape) == (5, 3) and not _np64(out).any()
+    out = ops.gather_mm(z(0, 4), z(2, 4, 3), idx_b=_tensor(np.zeros(0, np.int64), backend))
+    assert tuple(out.shape) == (0, 3)

@@ -18,6 +18,10 @@ nodeweave's modules themselves (``dgl.nn is nodeweave.nn``). A DGL module nodewe
 raises ``ModuleNotFoundError`` naming both. DGL scripts compute on PyTorch tensors, so
 :func:`install` also selects the pytorch backend unless ``NODEWEAVE_BACKEND`` is set.
 
+The alias lives in this process: worker processes started with the ``spawn`` or ``forkserver``
+method re-import the script without it (``fork``, Linux's default, keeps it). Call :func:`install`
+at the top of the script for those.
+
 It is an alias, not an emulation: where nodeweave differs from DGL (``docs/migrating_from_dgl.md``
 lists every difference) the script sees nodeweave's behaviour.
 
@@ -164,4 +168,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # Run through the imported module, not this __main__ copy: a script that imports
+    # nodeweave.compat.dgl must see the finder install() put in place (one set of classes).
+    from nodeweave.compat.dgl import main as _main
+
+    _main()

@@ -165,6 +165,8 @@ class DataLoader:
         held = self._caches.get(key)
         if held is None or held[0] is not col:
             cap = self.cache_size if isinstance(self.cache_size, int) else int(round(self.cache_size * rows))
+            if cap == 0:  # a share that rounds to no rows: no cache, and no counting either
+                return None
             self._caches[key] = (col, _C.sampling.FeatureCache(rows, cap))
         return self._caches[key][1]
 

@@ -45,4 +45,4 @@ def _edge_subset(g: Any, eids: Any, etype: Any) -> Any:
     src_type, _, dst_type = g.to_canonical_etype(etype)
     src, dst = g.find_edges(eids, etype=etype)
     n = max(g.num_src_nodes(src_type), g.num_dst_nodes(dst_type))
-    return nw.graph((src, dst), num_nodes=n, idtype=g.idtype)
+    return nw.graph((src, dst), num_nodes=n, idtype=g.idtype, device=g.device)

@@ -17,3 +17,7 @@ __path__ = [_os.path.join(_os.path.dirname(_os.path.dirname(__file__)), "_layers
 
 from ._exports import *  # noqa: E402,F401,F403
 from ._exports import __all__  # noqa: E402,F401
+
+# DGL scripts import edge_softmax from here (`from dgl.nn.pytorch import edge_softmax`); it is the
+# functional op, not a layer, so it stays out of __all__ (the layer list).
+from nodeweave.ops import edge_softmax  # noqa: E402,F401
