@@ -17,6 +17,7 @@ chosen here is stated in the docstring. One module per idea:
 - :mod:`~nodeweave.graph.transforms.positional_encoding`: ``random_walk_pe``, ``lap_pe`` /
   ``laplacian_pe``, ``svd_pe`` (per-node encodings, returned as tensors);
 - :mod:`~nodeweave.graph.transforms.clone`: ``clone``;
+- :mod:`~nodeweave.graph.transforms.edit`: ``add_nodes``, ``add_edges``, ``remove_nodes``, ``remove_edges`` (copies);
 - :mod:`~nodeweave.graph.transforms._common`: the helpers they share (see there for why nothing here
   imports the graph class lazily).
 
@@ -51,9 +52,11 @@ from nodeweave.graph.transforms.metapath import metapath_reachable_graph  # noqa
 from nodeweave.graph.transforms.positional_encoding import (random_walk_pe, lap_pe, laplacian_pe,  # noqa: F401
                                                             svd_pe)
 from nodeweave.graph.transforms.clone import clone  # noqa: F401
+from nodeweave.graph.transforms.edit import add_nodes, add_edges, remove_nodes, remove_edges  # noqa: F401
 
 __all__ = ["NID", "EID", "reverse", "add_self_loop", "remove_self_loop", "to_simple", "to_bidirected",
            "add_reverse_edges", "node_subgraph", "edge_subgraph", "in_subgraph", "out_subgraph",
            "khop_in_subgraph", "khop_out_subgraph", "khop_graph", "line_graph", "compact_graphs",
            "to_homogeneous", "to_heterogeneous", "reorder_graph", "NTYPE", "ETYPE", "metapath_reachable_graph",
-           "random_walk_pe", "lap_pe", "laplacian_pe", "svd_pe", "clone"]
+           "random_walk_pe", "lap_pe", "laplacian_pe", "svd_pe", "clone", "add_nodes", "add_edges",
+           "remove_nodes", "remove_edges"]
