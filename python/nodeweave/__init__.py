@@ -37,7 +37,8 @@ from nodeweave.graph.transforms import (reverse, add_self_loop, remove_self_loop
                                         in_subgraph, out_subgraph, khop_in_subgraph, khop_out_subgraph,
                                         khop_graph, line_graph, compact_graphs, to_homogeneous,
                                         to_heterogeneous, reorder_graph, NID, EID, NTYPE, ETYPE, add_nodes,
-                                        add_edges, remove_nodes, remove_edges)
+                                        add_edges, remove_nodes, remove_edges, node_type_subgraph,
+                                        edge_type_subgraph)
 from nodeweave.graph.block import Block, to_block, create_block  # noqa: E402,F401
 from nodeweave.graph.batch import batch, unbatch, batch_num_nodes, batch_num_edges  # noqa: E402,F401
 from nodeweave.graph.io import save_graphs, load_graphs  # noqa: E402,F401

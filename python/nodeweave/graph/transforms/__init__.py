@@ -18,6 +18,7 @@ chosen here is stated in the docstring. One module per idea:
   ``laplacian_pe``, ``svd_pe`` (per-node encodings, returned as tensors);
 - :mod:`~nodeweave.graph.transforms.clone`: ``clone``;
 - :mod:`~nodeweave.graph.transforms.edit`: ``add_nodes``, ``add_edges``, ``remove_nodes``, ``remove_edges`` (copies);
+- :mod:`~nodeweave.graph.transforms.type_subgraph`: ``node_type_subgraph``, ``edge_type_subgraph``;
 - :mod:`~nodeweave.graph.transforms._common`: the helpers they share (see there for why nothing here
   imports the graph class lazily).
 
@@ -53,10 +54,11 @@ from nodeweave.graph.transforms.positional_encoding import (random_walk_pe, lap_
                                                             svd_pe)
 from nodeweave.graph.transforms.clone import clone  # noqa: F401
 from nodeweave.graph.transforms.edit import add_nodes, add_edges, remove_nodes, remove_edges  # noqa: F401
+from nodeweave.graph.transforms.type_subgraph import node_type_subgraph, edge_type_subgraph  # noqa: F401
 
 __all__ = ["NID", "EID", "reverse", "add_self_loop", "remove_self_loop", "to_simple", "to_bidirected",
            "add_reverse_edges", "node_subgraph", "edge_subgraph", "in_subgraph", "out_subgraph",
            "khop_in_subgraph", "khop_out_subgraph", "khop_graph", "line_graph", "compact_graphs",
            "to_homogeneous", "to_heterogeneous", "reorder_graph", "NTYPE", "ETYPE", "metapath_reachable_graph",
            "random_walk_pe", "lap_pe", "laplacian_pe", "svd_pe", "clone", "add_nodes", "add_edges",
-           "remove_nodes", "remove_edges"]
+           "remove_nodes", "remove_edges", "node_type_subgraph", "edge_type_subgraph"]
