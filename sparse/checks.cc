@@ -13,7 +13,7 @@ std::vector<int64_t> feat_shape(const ArrayView& v) {
 void check_features(const char* fn, const char* name, const ArrayView& v, bool allow_half) {
   NW_CHECK(!v.shape.empty(), ValueError, fn, ": ", name,
            " must have at least one (row) dimension, got a 0-d array");
-  const bool half = v.dtype == DType::Float16 || v.dtype == DType::BFloat16;
+  const bool half = is_half(v.dtype);
   NW_CHECK(!half || allow_half, TypeError, fn, ": ", name, " has dtype ", dtype_name(v.dtype),
            "; float16 and bfloat16 are not supported here (expected float32 or float64)");
   NW_CHECK(half || v.dtype == DType::Float32 || v.dtype == DType::Float64, TypeError, fn, ": ",

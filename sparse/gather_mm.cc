@@ -15,7 +15,7 @@ namespace {
 
 // float16/bfloat16 are taken on the CPU (computed in float32, as DGL's typed layers allow them).
 void check_matrix(const char* fn, const char* name, const ArrayView& v, size_t ndim) {
-  const bool half = v.dtype == DType::Float16 || v.dtype == DType::BFloat16;
+  const bool half = is_half(v.dtype);
   NW_CHECK(!half || v.device.is_cpu(), NotImplementedError, fn, ": ", name, " is ",
            dtype_name(v.dtype), " on ", v.device.str(),
            "; half-precision typed matmuls run on the CPU only so far (CUDA: float32/float64)");

@@ -11,8 +11,6 @@
 
 namespace nodeweave::cuda {
 
-inline bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
-
 // The type arithmetic happens in: half types widen to float, everything else is itself.
 template <typename T>
 struct AccType {

@@ -99,7 +99,6 @@ NW_BIN(LogicalOr, (a != 0) || (b != 0))
 NW_BIN(LogicalXor, (a != 0) != (b != 0))
 #undef NW_BIN
 
-bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
 
 template <OpKind K>
 void binary_cpu(const TensorList& in, const Attrs&, TensorList& out) {

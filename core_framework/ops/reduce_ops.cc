@@ -20,7 +20,6 @@ namespace nodeweave {
 
 namespace {
 
-bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
 Tensor wrapped(double v, DType d) { return scalar_tensor(v, d, Device{}, true); }
 
 // Runs body(o0, o1, i0, i1) over disjoint blocks of the [outer, inner] plane: split over outer rows

@@ -129,7 +129,6 @@ TensorList topk_bw(const GradCtx& c) {
   return {put_along(c.grad_outputs[0], c.outputs[1], dim, c.input_meta[0].shape[dim])};
 }
 
-bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
 
 // Runs a sorting op on any shape: 0-d inputs as one-element vectors, half types in float32
 // (exact: sorting only moves values).

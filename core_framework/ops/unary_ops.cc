@@ -14,7 +14,6 @@ constexpr double kSqrt2 = 1.4142135623730951;
 constexpr double kInvSqrt2Pi = 0.3989422804014327;
 constexpr double kTwoOverSqrtPi = 1.1283791670955126;
 
-bool is_half(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
 
 std::vector<TensorMeta> infer_float_unary(const TensorList& in, const Attrs&) {
   DType d = is_floating(in[0].dtype()) ? in[0].dtype() : DType::Float32;

@@ -15,6 +15,8 @@ size_t dtype_size(DType t);
 const char* dtype_name(DType t);  // "float32", "int64", ...
 bool dtype_from_name(const std::string& name, DType* out);
 inline bool is_floating(DType t) { return t >= DType::Float16; }
+// The storage-only half types, computed in float32.
+inline bool is_half(DType t) { return t == DType::Float16 || t == DType::BFloat16; }
 inline bool is_integral(DType t) { return t >= DType::UInt8 && t <= DType::Int64; }
 
 // The type both operands are converted to before a binary op (PyTorch's rules, without int16:

@@ -9,8 +9,6 @@
 
 namespace nodeweave::sparse::cpu {
 
-inline bool is_half(DType t) { return t == DType::Float16 || t == DType::BFloat16; }
-
 // A float32 view of a CPU array: the array itself when it is not half (or absent), else a widened
 // contiguous copy owned by this object (values copied unless `read` is false: an output the kernel
 // overwrites).
