@@ -39,13 +39,21 @@ BlockSampler::BlockSampler(BlockSamplerConfig config) : config_(std::move(config
              ": sampling runs on the CPU; the graph is on ", rel.graph->device().str());
     adj_.push_back(config_.edge_dir_out ? &rel.graph->out_csr() : &rel.graph->in_csc());
     if (rel.weights.data) check_edge_weights(fn, "prob", rel.weights, rel.graph->num_edges());
-    if (rel.weights.data && config_.kind == BlockSamplerKind::Neighbor) {
-      const int seed_type = config_.edge_dir_out ? rel.src_type : rel.dst_type;
-      weighted_.push_back(std::make_unique<WeightedRows>(build_weighted_rows(
-          *adj_.back(), config_.num_nodes[static_cast<size_t>(seed_type)], rel.weights)));
-    } else {
-      weighted_.push_back(nullptr);
+    const int seed_type = config_.edge_dir_out ? rel.src_type : rel.dst_type;
+    const int64_t num_neighbors =
+        config_.num_nodes[static_cast<size_t>(config_.edge_dir_out ? rel.dst_type : rel.src_type)];
+    const bool neighbor_kind = config_.kind == BlockSamplerKind::Neighbor;
+    std::unique_ptr<WeightedRows> weighted;
+    if (rel.weights.data && neighbor_kind)
+      weighted = std::make_unique<WeightedRows>(build_weighted_rows(
+          *adj_.back(), config_.num_nodes[static_cast<size_t>(seed_type)], rel.weights));
+    std::unique_ptr<PackedRows> packed;
+    if (neighbor_kind && PackedRows::packable(*adj_.back(), num_neighbors)) {
+      packed = std::make_unique<PackedRows>(PackedRows::pack(*adj_.back(), weighted.get()));
+      if (weighted) weighted->entry = {};  // the packed copy holds them
     }
+    weighted_.push_back(std::move(weighted));
+    packed_.push_back(std::move(packed));
   }
 }
 
@@ -107,10 +115,19 @@ std::vector<SampledBlock> BlockSampler::sample(const std::vector<std::vector<int
         opt.replace = config_.replace;
         opt.weights = rel.weights;
         opt.weighted_rows = weighted_[r].get();
+        opt.packed = packed_[r].get();
         if (r < exclude.size()) opt.exclude = exclude[r];
         opt.key = derive_key(layer_key, r);
+        if (fanout > 0) {  // at most fanout picks per seed: no list is regrown chunk by chunk
+          const size_t most = static_cast<size_t>(n * fanout);
+          src_local[r].reserve(most);
+          sampled[r].seed_pos.reserve(most);
+          sampled[r].eid.reserve(most);
+        }
         sample_neighbors_streamed(*adj_[r], s.data(), n, opt, [&](SampledEdges&& part) {
           compactor.add(nbr_type, part.neighbor.data(), part.size(), src_local[r]);
+          // Compacted: the block needs only the seed positions and edge ids from here on.
+          part.neighbor = {};
           sampled[r].append(std::move(part));
         });
       }

@@ -113,14 +113,19 @@ void pick_row(const Id* eids, int64_t row, int64_t begin, int64_t d, CounterRng&
     return;
   }
   if (weighted && opt.weighted_rows && opt.exclude.empty()) {
-    const AliasEntry* entry = opt.weighted_rows->entry.data() + begin;
+    // The row's alias entries: beside the (neighbour, edge id) pairs when packed that way.
+    const PackedRows* pw = opt.packed && opt.packed->weighted() ? opt.packed : nullptr;
+    const AliasEntry* table = opt.weighted_rows->entry.data();
+    auto entry_at = [&](int64_t j) -> const AliasEntry& {
+      return pw ? pw->alias(begin + j) : table[begin + j];
+    };
     const int64_t nonzero = opt.weighted_rows->nonzero[static_cast<size_t>(row)];
     if (k < 0 || (!opt.replace && k >= nonzero)) {
       if (nonzero == d) {
         for (int64_t j = 0; j < d; ++j) s.picks.push_back(j);
       } else {
         for (int64_t j = 0; j < d; ++j)
-          if (entry[j].keep >= 0) s.picks.push_back(j);
+          if (entry_at(j).keep >= 0) s.picks.push_back(j);
       }
       return;
     }
@@ -133,7 +138,7 @@ void pick_row(const Id* eids, int64_t row, int64_t begin, int64_t d, CounterRng&
       const int64_t j = static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(d)));
       s.draw_pos[static_cast<size_t>(t)] = j;
       s.draw_coin[static_cast<size_t>(t)] = rng.uniform();
-      __builtin_prefetch(entry + j);
+      __builtin_prefetch(&entry_at(j));
     }
     int64_t next = 0;
     auto draw = [&] {
@@ -147,7 +152,7 @@ void pick_row(const Id* eids, int64_t row, int64_t begin, int64_t d, CounterRng&
         j = static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(d)));
         coin = rng.uniform();
       }
-      const AliasEntry a = entry[j];
+      const AliasEntry a = entry_at(j);
       return coin < static_cast<double>(a.keep) ? j : static_cast<int64_t>(a.alias);
     };
     if (successive_weighted(k, opt.replace, draw, s.picks)) return;
@@ -205,25 +210,46 @@ void sample_typed(const graph::CompressedArrays& adj, const int64_t* seeds, int6
       std::vector<int64_t> picks;
     };
     Pending ring[kEmitLag];
+    const PackedRows* packed = opt.packed;
+    const int64_t* nonzero = opt.weighted_rows ? opt.weighted_rows->nonzero.data() : nullptr;
     auto emit = [&](Pending& p) {
-      for (int64_t j : p.picks) {
-        local.seed_pos.push_back(p.pos);
-        local.neighbor.push_back(static_cast<int64_t>(indices[p.begin + j]));
-        local.eid.push_back(static_cast<int64_t>(eids[p.begin + j]));
+      const size_t at = local.eid.size(), k = p.picks.size();
+      local.seed_pos.resize(at + k, p.pos);
+      local.neighbor.resize(at + k);
+      local.eid.resize(at + k);
+      int64_t* nbr = local.neighbor.data() + at;
+      int64_t* eid = local.eid.data() + at;
+      for (size_t t = 0; t < k; ++t) {
+        const int64_t i = p.begin + p.picks[t];
+        if (packed) {
+          const PackedEntry pe = packed->pair(i);
+          nbr[t] = pe.neighbor;
+          eid[t] = pe.eid;
+        } else {
+          nbr[t] = static_cast<int64_t>(indices[i]);
+          eid[t] = static_cast<int64_t>(eids[i]);
+        }
       }
       p.pos = -1;
     };
     for (int64_t i = b; i < e; ++i) {
-      if (i + kRowAhead < e) __builtin_prefetch(indptr + seeds[i + kRowAhead]);
+      if (i + kRowAhead < e) {
+        __builtin_prefetch(indptr + seeds[i + kRowAhead]);
+        if (nonzero) __builtin_prefetch(nonzero + seeds[i + kRowAhead]);
+      }
       const int64_t row = seeds[i];
       const int64_t begin = static_cast<int64_t>(indptr[row]);
       const int64_t d = static_cast<int64_t>(indptr[row + 1]) - begin;
       CounterRng rng(derive_key(opt.key, static_cast<uint64_t>(row)));
       pick_row<Id>(eids, row, begin, d, rng, opt, s);
       std::sort(s.picks.begin(), s.picks.end());
-      for (int64_t j : s.picks) {
-        __builtin_prefetch(indices + begin + j);
-        __builtin_prefetch(eids + begin + j);
+      if (packed) {
+        for (int64_t j : s.picks) __builtin_prefetch(packed->pair_ptr(begin + j));
+      } else {
+        for (int64_t j : s.picks) {
+          __builtin_prefetch(indices + begin + j);
+          __builtin_prefetch(eids + begin + j);
+        }
       }
       Pending& slot = ring[i % kEmitLag];
       if (slot.pos >= 0) emit(slot);

@@ -106,6 +106,27 @@ def test_weighted_without_replacement_second_pick_frequencies():
     assert p > 1e-3
 
 
+@pytest.mark.parametrize("replace", [False, True])
+def test_block_sampler_weighted_frequencies_follow_the_weights(backend_name, replace):
+    # The block sampler reads its own packed copy of the adjacency and alias tables
+    # (sampling/packed_rows.h): 400 seeds, each with six in-edges weighted 0, 1, 2, 3, 4, 10.
+    w = np.array([0.0, 1.0, 2.0, 3.0, 4.0, 10.0])
+    seeds = np.arange(400)
+    src = 400 + np.arange(6 * 400)
+    dst = np.repeat(seeds, 6)
+    g = nw.graph((src, dst), num_nodes=400 + 6 * 400)
+    g.edata["p"] = nwb.current().from_numpy(np.tile(w, 400))
+    sampler = NeighborSampler([1], prob="p", replace=replace)
+    counts = np.zeros(6)
+    for t in range(10):
+        _, _, (block,) = sampler.sample(g, seeds, random_seed=t)
+        assert block.num_edges() == 400
+        counts += np.bincount(np_of(block.edata[nw.EID]) % 6, minlength=6)
+    assert counts[0] == 0
+    _, p = scipy.stats.chisquare(counts[1:], counts[1:].sum() * w[1:] / w[1:].sum())
+    assert p > 1e-3
+
+
 def test_mask_and_exclusion_are_never_sampled():
     rng = np.random.default_rng(3)
     g, src, dst = random_graph(rng)
