@@ -28,6 +28,27 @@ __all__ = ["SAGEConv"]
 _AGGREGATORS = ("mean", "gcn", "pool", "lstm")
 
 
+def project_first(graph: Any, in_feats: int, out_feats: int) -> bool:
+    """Whether ``fc_neigh`` goes before the (linear) mean or sum aggregation: the order with fewer
+    multiply-adds. Projecting first costs ``src * in * out + edges * out``, aggregating first
+    ``edges * in + dst * in * out``. On a graph (src = dst) that is DGL's rule, project first when
+    ``in > out``; on a sampled block, whose sources outnumber its destinations many times, it
+    aggregates first (R-MAT, fanout 10: about 8x fewer multiply-adds in the input layer).
+
+    >>> import nodeweave as nw
+    >>> g = nw.graph(([0, 1, 2], [1, 2, 0]))
+    >>> project_first(g, 128, 64), project_first(g, 64, 128)
+    (True, False)
+    >>> block = nw.to_block(nw.in_subgraph(g, [0]), [0])
+    >>> block.num_src_nodes(), block.num_dst_nodes(), block.num_edges()
+    (2, 1, 1)
+    >>> project_first(block, 128, 64)
+    False
+    """
+    src, dst, edges = graph.num_src_nodes(), graph.num_dst_nodes(), graph.num_edges()
+    return src * in_feats * out_feats + edges * out_feats < edges * in_feats + dst * in_feats * out_feats
+
+
 class SAGEConv(nn.Module):
     r"""GraphSAGE layer::
 
@@ -133,7 +154,7 @@ class SAGEConv(nn.Module):
             feat_src = self.feat_drop(feat_src)
             feat_dst = feat_src[:graph.num_dst_nodes()] if is_block(graph) else feat_src
         agg = self._aggre_type
-        lin_before_mp = self._in_src_feats > self._out_feats
+        lin_before_mp = project_first(graph, self._in_src_feats, self._out_feats)
         if agg == "mean":
             h = self.fc_neigh(feat_src) if lin_before_mp else feat_src
             h_neigh = self._aggregate(graph, h, edge_weight, "mean")
