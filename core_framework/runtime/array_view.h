@@ -39,15 +39,22 @@ struct ArrayView {
   }
 };
 
-// A 1-D int64 view of a host vector (segment lengths and the like that kernels read on the host
-// whatever the device of their other operands). The vector must outlive the view.
-inline ArrayView host_int64_view(const std::vector<int64_t>& v) {
+// A 1-D view of a host vector (segment lengths and the like that kernels read on the host
+// whatever the device of their other operands; weights in tests). The vector must outlive the view.
+template <typename T>
+ArrayView host_vector_view(const std::vector<T>& v, DType dtype) {
   ArrayView a;
-  a.data = const_cast<int64_t*>(v.data());
-  a.dtype = DType::Int64;
+  a.data = const_cast<T*>(v.data());
+  a.dtype = dtype;
   a.shape = {static_cast<int64_t>(v.size())};
   a.strides = {1};
   return a;
+}
+inline ArrayView host_int64_view(const std::vector<int64_t>& v) {
+  return host_vector_view(v, DType::Int64);
+}
+inline ArrayView host_float64_view(const std::vector<double>& v) {
+  return host_vector_view(v, DType::Float64);
 }
 
 }  // namespace nodeweave

@@ -42,15 +42,6 @@ std::vector<int64_t> coo_vec(const IdArray& a) {
   return out;
 }
 
-ArrayView host_view(const std::vector<double>& w) {
-  ArrayView v;
-  v.data = const_cast<double*>(w.data());
-  v.dtype = DType::Float64;
-  v.shape = {static_cast<int64_t>(w.size())};
-  v.strides = {1};
-  return v;
-}
-
 struct Checked {
   std::map<int64_t, std::vector<int64_t>> eids_per_seed;
 };
@@ -128,7 +119,7 @@ TEST(SampleNeighbors, WeightedFrequenciesFollowTheWeights) {
   auto g = RelationGraph::from_coo(7, 7, IdArray::from_host(s.data(), DType::Int64, 6, DType::Int64),
                                    IdArray::from_host(d.data(), DType::Int64, 6, DType::Int64));
   const std::vector<double> w = {0, 1, 2, 3, 4, 10};
-  const WeightedRows rows = build_weighted_rows(g->in_csc(), 7, host_view(w));
+  const WeightedRows rows = build_weighted_rows(g->in_csc(), 7, host_float64_view(w));
   for (bool cached : {false, true}) {
     for (bool replace : {false, true}) {
       std::vector<int64_t> count(6, 0);
@@ -138,7 +129,7 @@ TEST(SampleNeighbors, WeightedFrequenciesFollowTheWeights) {
         NeighborSampleOptions opt;
         opt.fanout = 1;
         opt.replace = replace;
-        opt.weights = host_view(w);
+        opt.weights = host_float64_view(w);
         opt.weighted_rows = cached ? &rows : nullptr;
         opt.key = static_cast<uint64_t>(t);
         auto out = sample_neighbors(g->in_csc(), 7, host_int64_view(seeds), opt);
@@ -161,13 +152,13 @@ TEST(SampleNeighbors, WeightedWithoutReplacementSkipsZeroWeightsAndRepeats) {
   std::vector<double> w(6000);
   std::mt19937_64 rng(1);
   for (auto& x : w) x = (rng() % 3 == 0) ? 0.0 : static_cast<double>(rng() % 100) / 7.0;
-  const WeightedRows rows = build_weighted_rows(g->in_csc(), 300, host_view(w));
+  const WeightedRows rows = build_weighted_rows(g->in_csc(), 300, host_float64_view(w));
   std::vector<int64_t> seeds(300);
   for (int64_t v = 0; v < 300; ++v) seeds[v] = v;
   for (bool cached : {false, true}) {
     NeighborSampleOptions opt;
     opt.fanout = 6;
-    opt.weights = host_view(w);
+    opt.weights = host_float64_view(w);
     opt.weighted_rows = cached ? &rows : nullptr;
     opt.key = 11;
     auto out = sample_neighbors(g->in_csc(), 300, host_int64_view(seeds), opt);
@@ -213,7 +204,7 @@ TEST(SampleNeighbors, SameSampleAtAnyThreadCount) {
       opt.fanout = 7;
       opt.replace = replace;
       opt.key = 99;
-      if (weighted) opt.weights = host_view(w);
+      if (weighted) opt.weights = host_float64_view(w);
       set_num_threads(1);
       auto one = sample_neighbors(g->in_csc(), 20000, host_int64_view(seeds), opt);
       set_num_threads(2);
@@ -239,11 +230,11 @@ TEST(SampleNeighbors, BadInputRaisesTypedErrors) {
   EXPECT_THROW(sample_neighbors(g->in_csc(), 10, host_int64_view(seeds), opt), ValueError);
   opt.fanout = 2;
   std::vector<double> w(29, 1.0);
-  opt.weights = host_view(w);
+  opt.weights = host_float64_view(w);
   EXPECT_THROW(sample_neighbors(g->in_csc(), 10, host_int64_view(seeds), opt), ValueError);
   w.assign(30, 1.0);
   w[3] = -1;
-  opt.weights = host_view(w);
+  opt.weights = host_float64_view(w);
   EXPECT_THROW(sample_neighbors(g->in_csc(), 10, host_int64_view(seeds), opt), ValueError);
   w[3] = std::nan("");
   EXPECT_THROW(sample_neighbors(g->in_csc(), 10, host_int64_view(seeds), opt), ValueError);
@@ -263,7 +254,7 @@ TEST(WeightedRows, AliasTablesImplyTheWeights) {
   std::vector<double> w(2000);
   for (auto& x : w) x = (rng() % 4 == 0) ? 0.0 : static_cast<double>(rng() % 1000) / 37.0;
   const auto& csc = g->in_csc();
-  const WeightedRows rows = build_weighted_rows(csc, 80, host_view(w));
+  const WeightedRows rows = build_weighted_rows(csc, 80, host_float64_view(w));
   const int64_t* indptr = csc.indptr.data<int64_t>();
   const int64_t* eids = csc.eids.data<int64_t>();
   for (int64_t r = 0; r < 80; ++r) {

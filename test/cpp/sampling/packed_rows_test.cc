@@ -34,15 +34,6 @@ int64_t at(const IdArray& a, int64_t i) {
   return a.dtype == DType::Int32 ? a.data<int32_t>()[i] : a.data<int64_t>()[i];
 }
 
-ArrayView view_of(const std::vector<double>& w) {
-  ArrayView v;
-  v.data = const_cast<double*>(w.data());
-  v.dtype = DType::Float64;
-  v.shape = {static_cast<int64_t>(w.size())};
-  v.strides = {1};
-  return v;
-}
-
 TEST(PackedRows, PairsAndAliasEntriesCopyTheAdjacency) {
   for (DType idtype : {DType::Int32, DType::Int64}) {
     auto g = skewed_graph(500, 7000, idtype);
@@ -50,7 +41,7 @@ TEST(PackedRows, PairsAndAliasEntriesCopyTheAdjacency) {
     ASSERT_TRUE(PackedRows::packable(csc, 500));
     std::vector<double> w(7000);
     for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<double>((i * 7) % 11);  // zeros too
-    const WeightedRows rows = build_weighted_rows(csc, 500, view_of(w));
+    const WeightedRows rows = build_weighted_rows(csc, 500, host_float64_view(w));
     const PackedRows plain = PackedRows::pack(csc);
     const PackedRows weighted = PackedRows::pack(csc, &rows);
     EXPECT_FALSE(plain.weighted());
@@ -83,7 +74,7 @@ TEST(PackedRows, SamplingThroughThemGivesTheUnpackedSample) {
     for (int64_t v = 0; v < 2000; v += 3) seeds.push_back(v);
     for (bool out_edges : {false, true}) {
       const graph::CompressedArrays& adj = out_edges ? g->out_csr() : g->in_csc();
-      WeightedRows rows = build_weighted_rows(adj, 2000, view_of(w));
+      WeightedRows rows = build_weighted_rows(adj, 2000, host_float64_view(w));
       const PackedRows plain = PackedRows::pack(adj);
       const PackedRows weighted = PackedRows::pack(adj, &rows);
       WeightedRows nonzero_only;  // what the block sampler keeps once the entries are packed
@@ -96,7 +87,7 @@ TEST(PackedRows, SamplingThroughThemGivesTheUnpackedSample) {
             opt.replace = replace;
             opt.key = 77;
             if (use_weights) {
-              opt.weights = view_of(w);
+              opt.weights = host_float64_view(w);
               opt.weighted_rows = &rows;
             }
             const SampledEdges want = sample_neighbors_unchecked(

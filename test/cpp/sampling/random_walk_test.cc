@@ -42,15 +42,6 @@ WalkRelation walk_rel(const RelationGraphPtr& g, int64_t st, int64_t dt, const c
   return r;
 }
 
-ArrayView f64_view(const std::vector<double>& v) {
-  ArrayView a;
-  a.data = const_cast<double*>(v.data());
-  a.dtype = DType::Float64;
-  a.shape = {static_cast<int64_t>(v.size())};
-  a.strides = {1};
-  return a;
-}
-
 // A small directed graph with a sink (node 5 has no out-edge), a self-loop and a multi-edge.
 struct Fixture {
   std::vector<int64_t> src{0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 4, 0};
@@ -164,7 +155,7 @@ TEST(RandomWalk, ZeroWeightsAreNeverTakenAndZeroRowsEndTheWalk) {
   w[0] = 0;         // 0 -> 1 (eid 0) never; 0 -> 1 via eid 11 still allowed
   w[6] = w[7] = 0;  // node 3's only out-edges: its walks end there
   WalkRelation rel = f.rel;
-  rel.prob = f64_view(w);
+  rel.prob = host_float64_view(w);
   RandomWalkOptions opt;
   opt.metapath.assign(8, 0);
   opt.return_eids = true;
@@ -210,7 +201,7 @@ TEST(RandomWalk, SameTracesAtOneAndTwoThreads) {
   for (int i = 0; i < 5000; ++i) starts.push_back((i * 7) % 6);
   std::vector<double> w{1, 2, 3, 1, 1, 5, 2, 2, 1, 1, 3, 4};
   WalkRelation weighted = f.rel;
-  weighted.prob = f64_view(w);
+  weighted.prob = host_float64_view(w);
   RandomWalkOptions opt;
   opt.metapath.assign(20, 0);
   opt.return_eids = true;
@@ -325,7 +316,7 @@ TEST(RandomWalk, BadInputsThrowTypedErrors) {
   std::vector<double> w(f.src.size(), 1.0);
   w[4] = -0.5;
   WalkRelation neg = f.rel;
-  neg.prob = f64_view(w);
+  neg.prob = host_float64_view(w);
   expect_throw_naming<ValueError>([&] { random_walk({neg}, host_int64_view(f.starts), opt); },
                                   "edge 4");
   w[4] = std::nan("");
@@ -333,7 +324,7 @@ TEST(RandomWalk, BadInputsThrowTypedErrors) {
                                   "non-negative");
   std::vector<double> short_w(3, 1.0);
   WalkRelation wrong_len = f.rel;
-  wrong_len.prob = f64_view(short_w);
+  wrong_len.prob = host_float64_view(short_w);
   expect_throw_naming<ValueError>([&] { random_walk({wrong_len}, host_int64_view(f.starts), opt); },
                                   "shape [12]");
   WalkRelation int_prob = f.rel;
