@@ -27,6 +27,9 @@ ALLOWED = {"StopIteration", "StopAsyncIteration", "KeyboardInterrupt", "Generato
 def test_every_class_is_nodeweave_error_and_its_builtin():
     assert nw.NodeweaveError is errors.NodeweaveError and nw.DGLError is nw.NodeweaveError
     for name in errors.__all__:
+        if name in ("NodeweaveWarning", "warn"):  # the warning class and its helper: not errors
+            assert issubclass(errors.NodeweaveWarning, UserWarning)
+            continue
         cls = getattr(errors, name)
         assert issubclass(cls, errors.NodeweaveError)
         if name not in ("NodeweaveError", "DGLError"):
