@@ -16,8 +16,9 @@ import os as _os
 if "OMP_WAIT_POLICY" not in _os.environ:
     _os.environ.setdefault("GOMP_SPINCOUNT", "30000")
 
-# One base class for every error the library raises (nodeweave.errors; DGLError for ported code)
-from nodeweave.errors import NodeweaveError, DGLError  # noqa: F401
+# One base class for every error the library raises (nodeweave.errors; DGLError for ported code), one
+# class for every warning it emits
+from nodeweave.errors import NodeweaveError, DGLError, NodeweaveWarning  # noqa: F401
 
 from nodeweave import core  # noqa: F401
 
