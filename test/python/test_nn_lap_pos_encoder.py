@@ -65,7 +65,8 @@ def ref_lpe(p, buffers, vals, vecs, model, num_layer, heads, batch_norm, post, t
 def eig_inputs(rng, n=5, k=4, pad=True):
     vals = np.repeat(rng.uniform(0, 2, (1, k)), n, axis=0)
     vecs = rng.standard_normal((n, k))
-    if pad:                       # node 0 misses its last pair, node 2 the last two; the last node a lone eigenvector entry
+    # node 0 misses its last pair, node 2 the last two; the last node has a lone eigenvector entry
+    if pad:
         vals[0, -1] = vecs[0, -1] = np.nan
         vals[2, -2:] = vecs[2, -2:] = np.nan
         vecs[n - 1, 1] = np.nan

@@ -74,7 +74,8 @@ def test_encoder(backend, block, n_layers, heads, d_head):
     sizes = (4, 1, 5)
     g = batch_of(sizes)
     check_layer(backend,
-                lambda ns: ns.nn.SetTransformerEncoder(6, heads, d_head, 10, n_layers, block, m=3 if block == "isab" else None),
+                lambda ns: ns.nn.SetTransformerEncoder(6, heads, d_head, 10, n_layers, block,
+                                                       m=3 if block == "isab" else None),
                 lambda m, t: m(g, t["x"]),
                 lambda p, b, t: ref_encoder(p, t["x"], sizes, n_layers, block, heads, d_head),
                 {"x": rng.standard_normal((10, 6))}, rng, scale=0.5)

@@ -55,7 +55,8 @@ from .point_graphs import (KNNGraph, SegmentedKNNGraph, RadiusGraph, knn_graph, 
 from .set_transformer import SetTransformerEncoder, SetTransformerDecoder  # noqa: E402
 from .weight_and_sum import WeightAndSum  # noqa: E402
 from .sequential import Sequential  # noqa: E402
+from .explain import GNNExplainer, HeteroGNNExplainer  # noqa: E402
 
 __all__ += ["LapPosEncoder", "EdgePredictor", "KNNGraph", "SegmentedKNNGraph", "RadiusGraph", "knn_graph",
             "segmented_knn_graph", "radius_graph", "SetTransformerEncoder", "SetTransformerDecoder", "WeightAndSum",
-            "Sequential"]
+            "Sequential", "GNNExplainer", "HeteroGNNExplainer"]

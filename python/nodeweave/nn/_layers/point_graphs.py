@@ -124,7 +124,8 @@ def _pairwise(a: np.ndarray, metric: str, p: float = 2.0):
         yield lo, hi, out
 
 
-def _knn_edges(a: np.ndarray, k: int, segs: Sequence[int], dist: str, exclude_self: bool) -> Tuple[np.ndarray, np.ndarray]:
+def _knn_edges(a: np.ndarray, k: int, segs: Sequence[int], dist: str,
+               exclude_self: bool) -> Tuple[np.ndarray, np.ndarray]:
     """For every point of every segment, its ``k`` nearest points of the same segment (sources,
     nearest first, ties to the lower index) pointing to it; grouped by destination point."""
     srcs, dsts, off = [], [], 0

@@ -7,4 +7,5 @@ from .encoders import DegreeEncoder, PathEncoder, SpatialEncoder, SpatialEncoder
 from .graphormer import GraphormerLayer
 from .lap_pos_encoder import LapPosEncoder
 
-__all__ = ["BiasedMHA", "DegreeEncoder", "GraphormerLayer", "LapPosEncoder", "PathEncoder", "SpatialEncoder", "SpatialEncoder3d"]
+__all__ = ["BiasedMHA", "DegreeEncoder", "GraphormerLayer", "LapPosEncoder", "PathEncoder", "SpatialEncoder",
+           "SpatialEncoder3d"]
