@@ -48,6 +48,8 @@ from nodeweave.graph.io import save_graphs, load_graphs  # noqa: E402,F401
 from nodeweave.nn import (readout_nodes, readout_edges, sum_nodes, sum_edges,  # noqa: E402,F401
                                   mean_nodes, mean_edges, max_nodes, max_edges, softmax_nodes,
                                   softmax_edges, broadcast_nodes, broadcast_edges, topk_nodes, topk_edges)
+# Graphs from point coordinates at top level, as dgl.knn_graph etc.; each follows its tensor's backend
+from nodeweave.nn import knn_graph, segmented_knn_graph, radius_graph  # noqa: E402,F401
 # Dataset loaders (nodeweave.data)
 from nodeweave import data  # noqa: E402,F401
 # Sampling and mini-batch training (nodeweave.sampling, nodeweave.dataloading)
