@@ -65,3 +65,8 @@ from nodeweave.transforms import (BaseTransform, Compose, AddSelfLoop, RemoveSel
                                   RowFeatNormalizer, PPR, HeatKernel, GDC, SIGNDiffusion, DropNode, DropEdge,
                                   AddEdge, FeatMask, NodeShuffle, LapPE, LaplacianPE, RandomWalkPE, SVDPE,
                                   random_walk_pe, lap_pe, laplacian_pe, svd_pe, metapath_reachable_graph)
+# Feature initializers (nodeweave.init, as dgl.init) and DGL's top-level edge-wise message ops
+# (dgl.copy_u, dgl.u_add_v ...: per-edge results, distinct from the builtins in nodeweave.function)
+from nodeweave import init  # noqa: E402,F401
+from nodeweave.ops.sddmm import (copy_u, copy_v, u_add_v, u_sub_v, u_mul_v, u_div_v,  # noqa: E402,F401
+                                 u_dot_v)
