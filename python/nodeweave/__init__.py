@@ -70,3 +70,14 @@ from nodeweave.transforms import (BaseTransform, Compose, AddSelfLoop, RemoveSel
 from nodeweave import init  # noqa: E402,F401
 from nodeweave.ops.sddmm import (copy_u, copy_v, u_add_v, u_sub_v, u_mul_v, u_div_v,  # noqa: E402,F401
                                  u_dot_v)
+# Graph algorithms (nodeweave.graph.algorithms, docs/graph_algorithms.md), random bipartite graphs,
+# bipartite converters, khop_adj and feature casting, at top level as in DGL
+from nodeweave.graph.algorithms import (bfs_nodes_generator, bfs_edges_generator,  # noqa: E402,F401
+                                        topological_nodes_generator, dfs_edges_generator,
+                                        dfs_labeled_edges_generator, shortest_dist, prop_nodes, prop_edges,
+                                        prop_nodes_bfs, prop_nodes_topo, prop_edges_dfs, node_homophily,
+                                        edge_homophily, linkx_homophily, adjusted_homophily,
+                                        edge_label_informativeness, node_label_informativeness,
+                                        laplacian_lambda_max)
+from nodeweave.graph import rand_bipartite, bipartite_from_scipy, bipartite_from_networkx  # noqa: E402,F401
+from nodeweave.graph.transforms import khop_adj, to_half, to_float, to_double, to_bfloat16  # noqa: E402,F401

@@ -43,6 +43,8 @@ void bind_graph_ops(pyb::module_& m);
 void bind_dlpack_kernels(pyb::module_& m);
 // Subgraph and compaction primitives of graph/, on the top-level module.
 void bind_subgraph(pyb::module_& m);
+// Traversals and shortest paths of graph/, on the top-level module.
+void bind_graph_algorithms(pyb::module_& m);
 // Sampling entry points, into the nodeweave._C.sampling submodule.
 void bind_sampling(pyb::module_& m);
 void bind_negative_sampling(pyb::module_& m);

@@ -225,8 +225,10 @@ def test_to_networkx_round_trip(rng):
     order = np.argsort(back.edata["id"].numpy())
     b_src, b_dst = (np.array(x)[order].tolist() for x in _uv(back))
     assert (b_src, b_dst) == (src, dst)
-    with pytest.raises(ValueError, match="one node type"):
-        nw.to_networkx(nw.heterograph({("a", "r", "b"): ([0], [0])}))
+    # A heterograph is numbered as to_homogeneous numbers it, with its types as attributes
+    h = nw.to_networkx(nw.heterograph({("a", "r", "b"): ([0], [0])}))
+    assert sorted(h.nodes(data="ntype")) == [(0, "a"), (1, "b")]
+    assert list(h.edges(data="etype")) == [(0, 1, ("a", "r", "b"))]
 
 
 # ----------------------------------------------------------------------------- edge-list files

@@ -20,9 +20,10 @@ import types
 from nodeweave.graph.frame import Frame, Scheme  # noqa: F401
 from nodeweave.graph.heterograph import ALL, HeteroGraph, IdRangeError  # noqa: F401
 from nodeweave.graph.construct import (graph, heterograph, from_scipy, from_networkx,  # noqa: F401
-                                       to_networkx, read_edge_list)
-from nodeweave.graph.generators import rand_graph, rmat_graph, sbm_graph  # noqa: F401
-from nodeweave.graph import mutation, pickling, slicing, transform_methods
+                                       to_networkx, read_edge_list, bipartite_from_scipy,
+                                       bipartite_from_networkx)
+from nodeweave.graph.generators import rand_graph, rand_bipartite, rmat_graph, sbm_graph  # noqa: F401
+from nodeweave.graph import incidence, mutation, pickling, slicing, transform_methods
 
 # The graph class gets its transform methods, mutators, relation slicing and pickling once the
 # transforms are loaded (see transform_methods).
@@ -30,6 +31,8 @@ transform_methods.install(HeteroGraph)
 mutation.install(HeteroGraph)
 slicing.install(HeteroGraph)
 pickling.install(HeteroGraph)
+incidence.install(HeteroGraph)
+HeteroGraph.to_networkx = to_networkx  # DGL has the method beside the function
 
 Graph = HeteroGraph
 

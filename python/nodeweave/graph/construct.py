@@ -30,7 +30,8 @@ from nodeweave.graph.heterograph import DEFAULT_ETYPE, DEFAULT_NTYPE, HeteroGrap
 from nodeweave.graph.idtypes import idtype_name
 from nodeweave import errors as nwerr
 
-__all__ = ["graph", "heterograph", "from_scipy", "from_networkx", "to_networkx", "read_edge_list"]
+__all__ = ["graph", "heterograph", "from_scipy", "from_networkx", "to_networkx", "bipartite_from_scipy",
+           "bipartite_from_networkx", "read_edge_list"]
 
 
 def _finish(g: HeteroGraph, device: Any) -> HeteroGraph:
@@ -321,37 +322,211 @@ def from_networkx(nx_graph: Any, node_attrs: Sequence[str] | None = None,
 
 
 def to_networkx(g: HeteroGraph, node_attrs: Sequence[str] | None = None,
-                edge_attrs: Sequence[str] | None = None):
-    """A ``networkx.MultiDiGraph`` of a homogeneous graph: nodes ``0..N-1``, one edge per edge with
-    attribute ``'id'`` (its edge id); ``node_attrs`` / ``edge_attrs`` copy feature rows (NumPy
-    arrays, or Python numbers for 1-D features).
+                edge_attrs: Sequence[str] | None = None, ntype_attr: str = "ntype", etype_attr: str = "etype",
+                eid_attr: str = "id"):
+    """A ``networkx.MultiDiGraph`` of the graph (also the method ``g.to_networkx()``), one networkx
+    edge per edge, with attribute ``eid_attr`` (``'id'``) its edge id; ``node_attrs`` /
+    ``edge_attrs`` copy feature rows (NumPy arrays, or Python numbers for 1-D features).
+
+    A homogeneous graph keeps its node ids. A graph with several node or edge types is numbered as
+    :func:`nodeweave.to_homogeneous` numbers it (node types in order, then edge types in order): each
+    node gets attribute ``ntype_attr`` (its type name) and each edge ``etype_attr`` (its canonical
+    type) and, as ``eid_attr``, its id in that numbering; a feature is copied for the types that
+    have it.
 
     >>> import nodeweave as nw
     >>> nxg = nw.to_networkx(nw.graph(([0, 1], [1, 1])))
     >>> sorted(nxg.edges(data="id"))
     [(0, 1, 0), (1, 1, 1)]
+    >>> hg = nw.heterograph({("user", "plays", "game"): ([0, 1], [1, 0])})
+    >>> h = hg.to_networkx()
+    >>> h.nodes[0], sorted(h.edges(data="id"))        # games are nodes 0-1, users 2-3
+    ({'ntype': 'game'}, [(2, 1, 0), (3, 0, 1)])
     """
     import networkx as nx
 
     if not isinstance(g, HeteroGraph):
         raise nwerr.TypeError(f"to_networkx: expected a graph, got {type(g).__name__}")
-    if len(g.ntypes) != 1 or len(g.canonical_etypes) != 1:
-        raise nwerr.ValueError("to_networkx: only graphs with one node type and one edge type are supported, "
-                               f"got node types {g.ntypes} and edge types {g.canonical_etypes}")
-    ct = g.canonical_etypes[0]
-    src, dst = g._coo(ct)
+    for what, name, attrs in (("node", ntype_attr, node_attrs), ("edge", etype_attr, edge_attrs),
+                              ("edge", eid_attr, edge_attrs)):
+        if not isinstance(name, str):
+            raise nwerr.TypeError(f"to_networkx: the {what} attribute names must be strings, got {name!r}")
+        if attrs is not None and name in attrs:
+            raise nwerr.ValueError(f"to_networkx: {name!r} names both a copied {what} feature and the {what} "
+                                   "type or id attribute; rename one of them")
+    homogeneous = len(g.ntypes) == 1 and len(g.canonical_etypes) == 1
     out = nx.MultiDiGraph()
-    n = g.num_nodes()
-    nfeat = {a: backend.of(g.ndata[a]).to_numpy(g.ndata[a]) for a in node_attrs or ()}
-    efeat = {a: backend.of(g.edata[a]).to_numpy(g.edata[a]) for a in edge_attrs or ()}
+
+    def rows(frame: Any, names: Sequence[str] | None) -> dict[str, np.ndarray]:
+        return {a: backend.of(frame[a]).to_numpy(frame[a]) for a in names or () if a in frame or homogeneous}
 
     def row(arr: np.ndarray, i: int) -> Any:
         return arr[i].item() if arr.ndim == 1 else arr[i].copy()
 
-    out.add_nodes_from((i, {a: row(v, i) for a, v in nfeat.items()}) for i in range(n))
-    out.add_edges_from((int(u), int(v), {"id": e, **{a: row(x, e) for a, x in efeat.items()}})
-                       for e, (u, v) in enumerate(zip(src.tolist(), dst.tolist())))
+    offset = 0
+    node_base = {}
+    for nt in g.ntypes:
+        node_base[nt] = offset
+        feats = rows(g._node_frames[nt], node_attrs)
+        kind = {} if homogeneous else {ntype_attr: nt}
+        out.add_nodes_from((offset + i, {**kind, **{a: row(v, i) for a, v in feats.items()}})
+                           for i in range(g.num_nodes(nt)))
+        offset += g.num_nodes(nt)
+    offset = 0
+    for ct in g.canonical_etypes:
+        src, dst = g._coo(ct)
+        feats = rows(g._edge_frames[ct], edge_attrs)
+        kind = {} if homogeneous else {etype_attr: ct}
+        su, sv = node_base[ct[0]], node_base[ct[2]]
+        out.add_edges_from((su + int(u), sv + int(v),
+                            {eid_attr: offset + e, **kind, **{a: row(x, e) for a, x in feats.items()}})
+                           for e, (u, v) in enumerate(zip(src.tolist(), dst.tolist())))
+        offset += len(src)
     return out
+
+
+def _bipartite_types(utype: Any, etype: Any, vtype: Any, ns: int, nd: int, fn: str) -> tuple:
+    for name, t in (("utype", utype), ("etype", etype), ("vtype", vtype)):
+        if not isinstance(t, str):
+            raise nwerr.TypeError(f"{fn}: {name} must be a type name (str), got {t!r}")
+    if utype == vtype and ns != nd:
+        raise nwerr.ValueError(f"{fn}: utype and vtype are both {utype!r}, so the two sides must have as many "
+                               f"nodes, got {ns} and {nd}")
+    return utype, etype, vtype
+
+
+def bipartite_from_scipy(sp_mat: Any, utype: str, etype: str, vtype: str, eweight_name: str | None = None,
+                         idtype: Any = None, device: Any = None) -> HeteroGraph:
+    """A graph with one edge type ``utype -> vtype`` from a SciPy sparse matrix of shape ``(N, M)``:
+    ``N`` nodes of ``utype``, ``M`` of ``vtype``, and an edge ``i -> j`` per stored entry
+    ``(i, j)``, in the matrix's COO order (row-major for CSR).
+
+    Parameters
+    ----------
+    sp_mat : scipy.sparse matrix or array
+    utype, etype, vtype : str
+        Source node type, edge type, destination node type.
+    eweight_name : str, optional
+        Store the entries' values as ``edata[eweight_name]``.
+    idtype, device
+        As for :func:`graph`.
+
+    >>> import numpy as np, scipy.sparse as sp, nodeweave as nw
+    >>> A = sp.coo_matrix((np.array([0.2, 0.3]), (np.array([2, 3]), np.array([1, 0]))))
+    >>> g = nw.bipartite_from_scipy(A, "user", "plays", "game", eweight_name="w")
+    >>> g.num_nodes("user"), g.num_nodes("game"), g.edges()[0].tolist(), g.edata["w"].tolist()
+    (4, 2, [2, 3], [0.2, 0.3])
+    """
+    fn = "bipartite_from_scipy"
+    if not _is_scipy(sp_mat):
+        raise nwerr.TypeError(f"{fn}: sp_mat must be a SciPy sparse matrix, got {type(sp_mat).__name__}")
+    ns, nd = sp_mat.shape
+    ut, et, vt = _bipartite_types(utype, etype, vtype, ns, nd, fn)
+    coo = sp_mat.tocoo()
+    rel = RelationGraph.from_coo(ns, nd, np.asarray(coo.row, dtype=np.int64), np.asarray(coo.col, dtype=np.int64),
+                                 idtype=idtype_name(idtype))
+    g = HeteroGraph._create({ut: ns, vt: nd} if ut != vt else {ut: ns}, {(ut, et, vt): rel})
+    if eweight_name is not None:
+        g.edata[eweight_name] = backend.current().from_numpy(np.asarray(coo.data))
+    return _finish(g, device)
+
+
+def _edge_id_value(value: Any, edge: tuple, name: str) -> int:
+    arr = np.asarray(value)
+    if arr.size != 1 or arr.dtype.kind not in "iu":
+        raise nwerr.ValueError(f"bipartite_from_networkx: edge {edge!r} has {name}={value!r}, not an integer edge id")
+    return int(arr.reshape(-1)[0])
+
+
+def bipartite_from_networkx(nx_graph: Any, utype: str, etype: str, vtype: str,
+                            u_attrs: Sequence[str] | None = None, e_attrs: Sequence[str] | None = None,
+                            v_attrs: Sequence[str] | None = None, edge_id_attr_name: str | None = None,
+                            idtype: Any = None, device: Any = None) -> HeteroGraph:
+    """A graph with one edge type ``utype -> vtype`` from a directed networkx graph that follows
+    networkx's bipartite convention: every node has attribute ``bipartite`` 0 (a ``utype`` node) or
+    1 (a ``vtype`` node), and every edge goes from a 0 node to a 1 node.
+
+    Each side is numbered ``0..`` in sorted order of its labels (in ``nx_graph.nodes`` order when
+    they cannot be sorted). Edge ids follow ``nx_graph.edges`` order, or the integer edge attribute
+    ``edge_id_attr_name`` (which must number the edges ``0..E-1``).
+
+    Parameters
+    ----------
+    u_attrs, v_attrs, e_attrs : list of str, optional
+        Node attributes to copy into ``srcdata`` / ``dstdata`` and edge attributes into ``edata``;
+        every node of that side (every edge) must have them.
+
+    >>> import networkx as nx, nodeweave as nw
+    >>> G = nx.DiGraph()
+    >>> G.add_nodes_from([1, 3], bipartite=0)
+    >>> G.add_nodes_from([2, 4, 5], bipartite=1)
+    >>> G.add_edges_from([(1, 4), (3, 5)])
+    >>> g = nw.bipartite_from_networkx(G, "user", "plays", "game")
+    >>> [t.tolist() for t in g.edges()], g.num_nodes("game")
+    ([[0, 1], [1, 2]], 3)
+    """
+    import networkx as nx
+
+    fn = "bipartite_from_networkx"
+    if not isinstance(nx_graph, nx.Graph):
+        raise nwerr.TypeError(f"{fn}: nx_graph must be a networkx graph, got {type(nx_graph).__name__}")
+    if not nx_graph.is_directed():
+        raise nwerr.ValueError(f"{fn}: nx_graph must be directed (a networkx DiGraph or MultiDiGraph), "
+                               "with edges from the bipartite=0 side to the bipartite=1 side")
+    sides: tuple[list, list] = ([], [])
+    for node, data in nx_graph.nodes(data=True):
+        side = data.get("bipartite")
+        if isinstance(side, (bool, np.bool_)) or side not in (0, 1):
+            raise nwerr.ValueError(f"{fn}: node {node!r} must have attribute bipartite=0 or 1, got "
+                                   f"{'none' if 'bipartite' not in data else repr(side)}")
+        sides[int(side)].append(node)
+    ordered = []
+    for nodes in sides:
+        try:
+            nodes = sorted(nodes)
+        except TypeError:
+            pass
+        ordered.append(nodes)
+    top, bottom = ({v: i for i, v in enumerate(nodes)} for nodes in ordered)
+    ns, nd = len(top), len(bottom)
+    ut, et, vt = _bipartite_types(utype, etype, vtype, ns, nd, fn)
+    edge_list = list(nx_graph.edges(data=True))
+    m = len(edge_list)
+    order = np.arange(m, dtype=np.int64)  # order[k]: the edge id of the k-th networkx edge
+    if edge_id_attr_name is not None:
+        for k, (u, v, d) in enumerate(edge_list):
+            if edge_id_attr_name not in d:
+                raise nwerr.ValueError(f"{fn}: edge ({u!r}, {v!r}) has no edge id attribute {edge_id_attr_name!r}")
+            order[k] = _edge_id_value(d[edge_id_attr_name], (u, v), edge_id_attr_name)
+        if not np.array_equal(np.sort(order), np.arange(m)):
+            raise nwerr.ValueError(f"{fn}: the edge ids in attribute {edge_id_attr_name!r} must number the {m} "
+                                   f"edges 0..{m - 1}, each once")
+    src = np.empty(m, np.int64)
+    dst = np.empty(m, np.int64)
+    for k, (u, v, _) in enumerate(edge_list):
+        if u not in top or v not in bottom:
+            raise nwerr.ValueError(f"{fn}: edge ({u!r}, {v!r}) must go from a bipartite=0 node to a bipartite=1 node")
+        src[order[k]], dst[order[k]] = top[u], bottom[v]
+    rel = RelationGraph.from_coo(ns, nd, src, dst, idtype=idtype_name(idtype))
+    g = HeteroGraph._create({ut: ns, vt: nd} if ut != vt else {ut: ns}, {(ut, et, vt): rel})
+    for attrs, nodes, data in ((u_attrs, ordered[0], g.srcdata), (v_attrs, ordered[1], g.dstdata)):
+        for attr in attrs or ():
+            vals = []
+            for v in nodes:
+                if attr not in nx_graph.nodes[v]:
+                    raise nwerr.ValueError(f"{fn}: node {v!r} has no attribute {attr!r}")
+                vals.append(nx_graph.nodes[v][attr])
+            if vals:
+                data[attr] = _stack_attr(vals, f"node attribute {attr!r}")
+    for attr in e_attrs or ():
+        vals = [None] * m
+        for k, (u, v, d) in enumerate(edge_list):
+            if attr not in d:
+                raise nwerr.ValueError(f"{fn}: edge ({u!r}, {v!r}) has no attribute {attr!r}")
+            vals[order[k]] = d[attr]
+        if vals:
+            g.edata[attr] = _stack_attr(vals, f"edge attribute {attr!r}")
+    return _finish(g, device)
 
 
 # ----------------------------------------------------------------------------- edge-list files

@@ -1,5 +1,5 @@
-"""Random graph generators: uniform (:func:`rand_graph`), R-MAT (:func:`rmat_graph`) and the stochastic
-block model (:func:`sbm_graph`).
+"""Random graph generators: uniform (:func:`rand_graph`), uniform bipartite without repeated edges
+(:func:`rand_bipartite`), R-MAT (:func:`rmat_graph`) and the stochastic block model (:func:`sbm_graph`).
 
 All are vectorized NumPy, draw from ``numpy.random.default_rng(seed)`` and so give the same graph for
 the same seed on every machine. Without ``seed`` the NumPy generator is seeded from nodeweave's
@@ -21,12 +21,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from nodeweave import _C
-from nodeweave.graph.construct import graph
+from nodeweave.graph.construct import graph, heterograph
 from nodeweave.graph.edge_data import check_count
 from nodeweave.graph.heterograph import HeteroGraph
 from nodeweave import errors as nwerr
 
-__all__ = ["rand_graph", "rmat_graph", "sbm_graph"]
+__all__ = ["rand_graph", "rand_bipartite", "rmat_graph", "sbm_graph"]
 
 
 def _rng(seed: Any) -> np.random.Generator:
@@ -58,6 +58,45 @@ def rand_graph(num_nodes: int, num_edges: int, seed: Any = None, idtype: Any = N
     src = rng.integers(0, max(n, 1), size=m, dtype=np.int64)
     dst = rng.integers(0, max(n, 1), size=m, dtype=np.int64)
     return graph((src, dst), num_nodes=n, idtype=idtype, device=device)
+
+
+def rand_bipartite(utype: str, etype: str, vtype: str, num_src_nodes: int, num_dst_nodes: int,
+                   num_edges: int, idtype: Any = None, device: Any = None, seed: Any = None) -> HeteroGraph:
+    """A random bipartite graph: ``num_edges`` distinct pairs drawn uniformly, without replacement,
+    from the ``num_src_nodes x num_dst_nodes`` possible edges ``utype -> vtype`` (so no multi-edges),
+    as DGL's ``rand_bipartite``. Edges come in the order they were drawn.
+
+    Parameters
+    ----------
+    utype, etype, vtype : str
+        Source node type, edge type and destination node type.
+    num_src_nodes, num_dst_nodes, num_edges : int
+        ``num_edges`` is at most ``num_src_nodes * num_dst_nodes``.
+    idtype, device
+        As for :func:`nodeweave.graph`.
+    seed : int or numpy.random.Generator, optional
+        Same seed, same graph; without it, drawn from nodeweave's generator (``nw.seed``).
+
+    >>> import nodeweave as nw
+    >>> g = nw.rand_bipartite("user", "buys", "game", 50, 100, 10, seed=0)
+    >>> g.canonical_etypes, g.num_nodes("user"), g.num_nodes("game"), g.num_edges()
+    ([('user', 'buys', 'game')], 50, 100, 10)
+    """
+    for name, t in (("utype", utype), ("etype", etype), ("vtype", vtype)):
+        if not isinstance(t, str):
+            raise nwerr.TypeError(f"rand_bipartite: {name} must be a type name (str), got {t!r}")
+    ns = check_count(num_src_nodes, "num_src_nodes")
+    nd = check_count(num_dst_nodes, "num_dst_nodes")
+    if utype == vtype and ns != nd:
+        raise nwerr.ValueError(f"rand_bipartite: utype and vtype are both {utype!r}, so num_src_nodes={ns} and "
+                               f"num_dst_nodes={nd} must be equal")
+    m = check_count(num_edges, "num_edges")
+    if m > ns * nd:
+        raise nwerr.ValueError(f"rand_bipartite: num_edges={m} is more than the {ns} x {nd} = {ns * nd} distinct "
+                               "edges there are (edges are drawn without replacement)")
+    pairs = _rng(seed).choice(ns * nd, size=m, replace=False).astype(np.int64) if m else np.zeros(0, np.int64)
+    return heterograph({(utype, etype, vtype): (pairs // max(nd, 1), pairs % max(nd, 1))},
+                       {utype: ns, vtype: nd}, idtype=idtype, device=device)
 
 
 def rmat_graph(num_nodes: int | None = None, num_edges: int = 0, a: float = 0.57, b: float = 0.19,

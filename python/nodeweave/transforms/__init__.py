@@ -39,6 +39,7 @@ from nodeweave.transforms.diffusion import PPR, HeatKernel, GDC  # noqa: F401
 from nodeweave.transforms.sign import SIGNDiffusion  # noqa: F401
 from nodeweave.transforms.augmentation import DropNode, DropEdge, AddEdge, FeatMask, NodeShuffle  # noqa: F401
 from nodeweave.transforms.positional_encoding import LapPE, LaplacianPE, RandomWalkPE, SVDPE  # noqa: F401
+from nodeweave.transforms import functional  # noqa: F401,E402  (DGL's dgl.transforms.functional)
 
 CLASSES = ["BaseTransform", "Compose", "AddSelfLoop", "RemoveSelfLoop", "AddReverse", "ToSimple", "LineGraph",
            "KHopGraph", "AddMetaPaths", "ToLevi", "GCNNorm", "RowFeatNormalizer", "PPR", "HeatKernel", "GDC",

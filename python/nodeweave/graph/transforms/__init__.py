@@ -9,7 +9,7 @@ chosen here is stated in the docstring. One module per idea:
   ``in_subgraph``, ``out_subgraph``, ``compact_graphs`` (computed by the C++ subgraph primitives of
   ``graph/``);
 - :mod:`~nodeweave.graph.transforms.khop`: ``khop_in_subgraph``, ``khop_out_subgraph``,
-  ``khop_graph``;
+  ``khop_graph``, ``khop_adj``;
 - :mod:`~nodeweave.graph.transforms.line_graph`: ``line_graph``;
 - :mod:`~nodeweave.graph.transforms.homogeneous`: ``to_homogeneous``, ``to_heterogeneous``;
 - :mod:`~nodeweave.graph.transforms.reorder`: ``reorder_graph``;
@@ -19,6 +19,8 @@ chosen here is stated in the docstring. One module per idea:
 - :mod:`~nodeweave.graph.transforms.clone`: ``clone``;
 - :mod:`~nodeweave.graph.transforms.edit`: ``add_nodes``, ``add_edges``, ``remove_nodes``, ``remove_edges`` (copies);
 - :mod:`~nodeweave.graph.transforms.type_subgraph`: ``node_type_subgraph``, ``edge_type_subgraph``;
+- :mod:`~nodeweave.graph.transforms.feature_cast`: ``to_half``, ``to_float``, ``to_double``,
+  ``to_bfloat16`` (every floating-point feature cast at once);
 - :mod:`~nodeweave.graph.transforms._common`: the helpers they share (see there for why nothing here
   imports the graph class lazily).
 
@@ -45,7 +47,7 @@ from nodeweave.graph.transforms.structure import (reverse, add_self_loop, remove
                                                   to_simple, to_bidirected, add_reverse_edges)
 from nodeweave.graph.transforms.subgraph import (node_subgraph, edge_subgraph, in_subgraph,  # noqa: F401
                                                  out_subgraph, compact_graphs)
-from nodeweave.graph.transforms.khop import khop_in_subgraph, khop_out_subgraph, khop_graph  # noqa: F401
+from nodeweave.graph.transforms.khop import khop_in_subgraph, khop_out_subgraph, khop_graph, khop_adj  # noqa: F401
 from nodeweave.graph.transforms.line_graph import line_graph  # noqa: F401
 from nodeweave.graph.transforms.homogeneous import to_homogeneous, to_heterogeneous  # noqa: F401
 from nodeweave.graph.transforms.reorder import reorder_graph  # noqa: F401
@@ -55,10 +57,12 @@ from nodeweave.graph.transforms.positional_encoding import (random_walk_pe, lap_
 from nodeweave.graph.transforms.clone import clone  # noqa: F401
 from nodeweave.graph.transforms.edit import add_nodes, add_edges, remove_nodes, remove_edges  # noqa: F401
 from nodeweave.graph.transforms.type_subgraph import node_type_subgraph, edge_type_subgraph  # noqa: F401
+from nodeweave.graph.transforms.feature_cast import to_half, to_float, to_double, to_bfloat16  # noqa: F401
 
 __all__ = ["NID", "EID", "reverse", "add_self_loop", "remove_self_loop", "to_simple", "to_bidirected",
            "add_reverse_edges", "node_subgraph", "edge_subgraph", "in_subgraph", "out_subgraph",
            "khop_in_subgraph", "khop_out_subgraph", "khop_graph", "line_graph", "compact_graphs",
            "to_homogeneous", "to_heterogeneous", "reorder_graph", "NTYPE", "ETYPE", "metapath_reachable_graph",
            "random_walk_pe", "lap_pe", "laplacian_pe", "svd_pe", "clone", "add_nodes", "add_edges",
-           "remove_nodes", "remove_edges", "node_type_subgraph", "edge_type_subgraph"]
+           "remove_nodes", "remove_edges", "node_type_subgraph", "edge_type_subgraph", "khop_adj", "to_half",
+           "to_float", "to_double", "to_bfloat16"]

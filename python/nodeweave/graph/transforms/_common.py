@@ -211,3 +211,34 @@ def _rebuild(g: HeteroGraph, changed: dict[Canonical, tuple[np.ndarray, np.ndarr
     out = _build(g._num_nodes, coo, g._idtype_name, g._device, _shallow(g._node_frames, copy_ndata),
                  {k: v for k, v in eframes.items() if v is not None})
     return _finish_batch(g, out, batch_edges)
+
+
+def _adjacency(g: HeteroGraph, fn: str, weights: np.ndarray | None = None) -> sp.csr_matrix:
+    """``A[u, v]``: the number of edges ``u -> v`` (or the sum of their ``weights``), float64."""
+    import scipy.sparse as sp
+
+    nt, ct = _homo_types(g, fn)
+    n = g._num_nodes[nt]
+    src, dst = _coo(g, ct)
+    data = np.ones(len(src)) if weights is None else weights
+    a = sp.csr_matrix((data, (src, dst)), shape=(n, n))
+    a.sum_duplicates()
+    return a
+
+
+def _normalized_laplacian(g: HeteroGraph, fn: str, bidirected: bool = True) -> sp.csr_matrix:
+    """``I - D^-1/2 A D^-1/2`` with ``D`` the in-degrees (at least 1). ``bidirected``: refuse a
+    directed graph (naming ``fn``); else its Laplacian is not symmetric (``A[u, v]`` counts the
+    edges ``u -> v``)."""
+    import scipy.sparse as sp
+
+    a = _adjacency(g, fn)
+    if bidirected and (a != a.T).nnz:
+        u, v = (x[0] for x in (a != a.T).nonzero())
+        raise nwerr.ValueError(f"{fn} needs a bidirected graph (edge u -> v as often as v -> u), but nodes {u} and "
+                               f"{v} are joined {int(a[u, v])} time(s) one way and {int(a[v, u])} the other; "
+                               "see nw.to_bidirected")
+    n = a.shape[0]
+    deg = np.asarray(a.sum(0)).ravel()  # in-degrees (column sums)
+    d = sp.diags(np.clip(deg, 1, None) ** -0.5)
+    return (sp.identity(n, format="csr") - d @ a @ d).tocsr()

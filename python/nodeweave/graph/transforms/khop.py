@@ -16,13 +16,13 @@ import numpy as np
 from nodeweave import _C, backend
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import HeteroGraph
-from nodeweave.graph.transforms._common import (_check_graph, _check_k, _coo, _homo_types, _node_graphs,
+from nodeweave.graph.transforms._common import (_adjacency, _check_graph, _check_k, _coo, _homo_types, _node_graphs,
                                                 _rebuild)
 from nodeweave.graph.id_sets import node_sets
 from nodeweave.graph.transforms.subgraph import node_subgraph
 from nodeweave import errors as nwerr
 
-__all__ = ["khop_in_subgraph", "khop_out_subgraph", "khop_graph"]
+__all__ = ["khop_in_subgraph", "khop_out_subgraph", "khop_graph", "khop_adj"]
 
 
 def _khop(g: HeteroGraph, nodes: Any, k: Any, inward: bool, relabel_nodes: bool, store_ids: bool,
@@ -142,3 +142,25 @@ def khop_graph(g: HeteroGraph, k: int, copy_ndata: bool = True) -> HeteroGraph:
     if g._batch_num_nodes is not None:
         batch_edges[ct] = np.bincount(_node_graphs(g, nt)[s], minlength=g.batch_size).astype(np.int64)
     return _rebuild(g, {ct: (s, d, Frame(len(s)))}, copy_ndata, batch_edges)
+
+
+def khop_adj(g: HeteroGraph, k: int) -> Any:
+    """``A**k`` as a dense float32 tensor of the active backend on the CPU (as DGL): ``A[u, v]`` is
+    the number of edges ``u -> v`` (rows are sources), so entry ``(u, v)`` counts the walks of length
+    ``k`` from ``u`` to ``v``; ``k = 0`` gives the identity. The graph must be homogeneous.
+
+    >>> import nodeweave as nw
+    >>> g = nw.graph(([0, 1, 2, 3, 4, 0, 1, 2, 3, 4], [0, 1, 2, 3, 4, 1, 2, 3, 4, 0]))
+    >>> nw.khop_adj(g, 3).tolist()[0]                  # (I + P)^3 on a 5-ring: 1, 3, 3, 1
+    [1.0, 3.0, 3.0, 1.0, 0.0]
+    """
+    _check_graph(g)
+    k = _check_k(k, "khop_adj")
+    a = _adjacency(g, "khop_adj")
+    n = a.shape[0]
+    if n * n > 2 ** 31:
+        raise nwerr.ValueError(f"khop_adj: the dense {n} x {n} result would have more than 2^31 entries")
+    m = np.identity(n)
+    for _ in range(k):
+        m = np.asarray((a.T @ m.T).T)  # m @ a, the sparse factor on the left of the product
+    return backend.current().from_numpy(np.ascontiguousarray(m, np.float32))

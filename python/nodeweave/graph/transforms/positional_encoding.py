@@ -21,7 +21,8 @@ import scipy.sparse as sp
 
 from nodeweave import backend
 from nodeweave.graph.heterograph import HeteroGraph
-from nodeweave.graph.transforms._common import _check_graph, _check_k, _coo, _edge_weights, _homo_types
+from nodeweave.graph.transforms._common import (_adjacency, _check_graph, _check_k, _edge_weights, _homo_types,
+                                                _normalized_laplacian)
 from nodeweave.sampling._seed import numpy_generator
 from nodeweave import errors as nwerr
 
@@ -30,17 +31,6 @@ __all__ = ["random_walk_pe", "lap_pe", "laplacian_pe", "svd_pe"]
 # Up to this many nodes lap_pe solves the dense eigenproblem (exact, O(n^3)); above it, a sparse
 # Lanczos solver finds only the k + 1 eigenpairs it needs.
 DENSE_EIGEN_LIMIT = 2000
-
-
-def _adjacency(g: HeteroGraph, fn: str, weights: np.ndarray | None = None) -> sp.csr_matrix:
-    """``A[u, v]``: the number of edges ``u -> v`` (or the sum of their ``weights``), float64."""
-    nt, ct = _homo_types(g, fn)
-    n = g._num_nodes[nt]
-    src, dst = _coo(g, ct)
-    data = np.ones(len(src)) if weights is None else weights
-    a = sp.csr_matrix((data, (src, dst)), shape=(n, n))
-    a.sum_duplicates()
-    return a
 
 
 def _out(arr: np.ndarray, g: HeteroGraph) -> Any:
@@ -76,16 +66,6 @@ def random_walk_pe(g: HeteroGraph, k: int, eweight_name: str | None = None) -> A
             power = (power @ p).tocsr()
         cols.append(power.diagonal())
     return _out(np.stack(cols, 1) if cols else np.zeros((a.shape[0], 0)), g)
-
-
-def _normalized_laplacian(g: HeteroGraph, fn: str) -> sp.csr_matrix:
-    """``I - D^-1/2 A D^-1/2`` with ``D`` the in-degrees (at least 1); not symmetric when the graph
-    is directed (``A[u, v]`` counts the edges ``u -> v``)."""
-    a = _adjacency(g, fn)
-    n = a.shape[0]
-    deg = np.asarray(a.sum(0)).ravel()  # in-degrees (column sums)
-    d = sp.diags(np.clip(deg, 1, None) ** -0.5)
-    return (sp.identity(n, format="csr") - d @ a @ d).tocsr()
 
 
 def _smallest_eigenpairs_directed(lap: sp.csr_matrix, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -160,7 +140,7 @@ def lap_pe(g: HeteroGraph, k: int, padding: bool = False, return_eigval: bool = 
     """
     _check_graph(g)
     k = _check_k(k, "lap_pe", low=1)
-    lap = _normalized_laplacian(g, "lap_pe")
+    lap = _normalized_laplacian(g, "lap_pe", bidirected=False)
     n = lap.shape[0]
     eigenpairs = _smallest_eigenpairs if not (lap != lap.T).nnz else _smallest_eigenpairs_directed
     if n <= k and not padding:
