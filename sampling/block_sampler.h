@@ -13,7 +13,7 @@
 
 #include "graph/relation_graph.h"
 #include "sampling/edge_weights.h"
-#include "sampling/packed_rows.h"
+#include "sampling/relation_rows.h"
 
 namespace nodeweave::sampling {
 
@@ -75,11 +75,9 @@ class BlockSampler {
  private:
   BlockSamplerConfig config_;
   std::vector<const graph::CompressedArrays*> adj_;     // per relation: the rows seeds are on
-  std::vector<std::unique_ptr<WeightedRows>> weighted_;  // per relation, when weighted
-  // Per relation sampled by neighbour sampling with 32-bit ids, built once so that every pick
-  // reads one cache line (packed_rows.h): 8 bytes per edge, or 16 with the alias entries, which
-  // then live only here (weighted_'s entry table is emptied).
-  std::vector<std::unique_ptr<PackedRows>> packed_;
+  // Per relation sampled by neighbour sampling (null for LABOR): alias tables and the packed
+  // copy, shared with every other sampler on the same relation and weights (relation_rows.h).
+  std::vector<std::shared_ptr<const RelationRows>> rows_;
 };
 
 }  // namespace nodeweave::sampling

@@ -265,6 +265,21 @@ void sample_typed(const graph::CompressedArrays& adj, const int64_t* seeds, int6
 
 }  // namespace
 
+int64_t most_picks(const graph::CompressedArrays& adj, const int64_t* seeds, int64_t num_seeds,
+                   int64_t fanout, bool replace) {
+  return graph::dispatch_id(adj.indptr.dtype, [&](auto* tag) {
+    using Id = std::remove_pointer_t<decltype(tag)>;
+    const Id* indptr = adj.indptr.data<Id>();
+    int64_t total = 0;
+    for (int64_t i = 0; i < num_seeds; ++i) {
+      if (i + kRowAhead < num_seeds) __builtin_prefetch(indptr + seeds[i + kRowAhead]);
+      const int64_t d = static_cast<int64_t>(indptr[seeds[i] + 1] - indptr[seeds[i]]);
+      total += fanout < 0 ? d : replace ? (d > 0 ? fanout : 0) : std::min(fanout, d);
+    }
+    return total;
+  });
+}
+
 void check_fanout(const char* fn, const char* name, int64_t fanout) {
   NW_CHECK(fanout >= -1, ValueError, fn, ": ", name,
            " must be -1 (every neighbour) or a non-negative count, got ", fanout);

@@ -83,6 +83,12 @@ void sample_neighbors_streamed(const graph::CompressedArrays& adj, const int64_t
                                int64_t num_seeds, const NeighborSampleOptions& opt,
                                const EdgeSink& sink);
 
+// The most edges sampling these seeds can give: the sum over seeds of min(fanout, degree)
+// (fanout for every seed of positive degree with replacement, the degree for fanout -1), so that a
+// caller can size its lists once instead of regrowing them.
+int64_t most_picks(const graph::CompressedArrays& adj, const int64_t* seeds, int64_t num_seeds,
+                   int64_t fanout, bool replace);
+
 // Validation shared by every caller: fanout >= -1 (ValueError naming `name`).
 void check_fanout(const char* fn, const char* name, int64_t fanout);
 

@@ -16,8 +16,9 @@ import os as _os
 if "OMP_WAIT_POLICY" not in _os.environ:
     _os.environ.setdefault("GOMP_SPINCOUNT", "30000")
 
-# One base class for every error the library raises (nodeweave.errors; DGLError for ported code)
-from nodeweave.errors import NodeweaveError, DGLError  # noqa: F401
+# One base class for every error the library raises (nodeweave.errors; DGLError for ported code), one
+# class for every warning it emits
+from nodeweave.errors import NodeweaveError, DGLError, NodeweaveWarning  # noqa: F401
 
 from nodeweave import core  # noqa: F401
 
@@ -47,6 +48,8 @@ from nodeweave.graph.io import save_graphs, load_graphs  # noqa: E402,F401
 from nodeweave.nn import (readout_nodes, readout_edges, sum_nodes, sum_edges,  # noqa: E402,F401
                                   mean_nodes, mean_edges, max_nodes, max_edges, softmax_nodes,
                                   softmax_edges, broadcast_nodes, broadcast_edges, topk_nodes, topk_edges)
+# Graphs from point coordinates at top level, as dgl.knn_graph etc.; each follows its tensor's backend
+from nodeweave.nn import knn_graph, segmented_knn_graph, radius_graph  # noqa: E402,F401
 # Dataset loaders (nodeweave.data)
 from nodeweave import data  # noqa: E402,F401
 # Sampling and mini-batch training (nodeweave.sampling, nodeweave.dataloading)
@@ -62,6 +65,11 @@ from nodeweave.transforms import (BaseTransform, Compose, AddSelfLoop, RemoveSel
                                   RowFeatNormalizer, PPR, HeatKernel, GDC, SIGNDiffusion, DropNode, DropEdge,
                                   AddEdge, FeatMask, NodeShuffle, LapPE, LaplacianPE, RandomWalkPE, SVDPE,
                                   random_walk_pe, lap_pe, laplacian_pe, svd_pe, metapath_reachable_graph)
+# Feature initializers (nodeweave.init, as dgl.init) and DGL's top-level edge-wise message ops
+# (dgl.copy_u, dgl.u_add_v ...: per-edge results, distinct from the builtins in nodeweave.function)
+from nodeweave import init  # noqa: E402,F401
+from nodeweave.ops.sddmm import (copy_u, copy_v, u_add_v, u_sub_v, u_mul_v, u_div_v,  # noqa: E402,F401
+                                 u_dot_v)
 # Graph algorithms (nodeweave.graph.algorithms, docs/graph_algorithms.md), random bipartite graphs,
 # bipartite converters, khop_adj and feature casting, at top level as in DGL
 from nodeweave.graph.algorithms import (bfs_nodes_generator, bfs_edges_generator,  # noqa: E402,F401

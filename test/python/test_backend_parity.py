@@ -693,6 +693,132 @@ def is_float(t):
     return t.is_floating_point()
 
 
+
+# LapPosEncoder, EdgePredictor, point-cloud graphs, the Set Transformer, WeightAndSum, Sequential and
+# the explainers
+def _eig(rng, g):
+    vals, vecs = np.repeat(rng.uniform(0, 2, (1, 4)), 5, axis=0), randn(rng, 5, 4)
+    vals[1, 3] = vecs[1, 3] = np.nan          # padding: one pair of node 1 is absent
+    return {"vals": vals, "vecs": vecs}
+
+
+def _edge_diffs(graph, p):
+    """The coordinate differences along the edges of a graph built from points ``p``."""
+    src, dst = graph.edges()
+    return p.index_select(0, src.long()) - p.index_select(0, dst.long())
+
+
+_PTS = lambda rng, g: {"p": randn(rng, 10, 3)}  # noqa: E731
+_PTS3 = lambda rng, g: {"p": randn(rng, 2, 5, 3)}  # noqa: E731
+_PAIRS = lambda rng, g: {"hu": randn(rng, 6, 4), "hv": randn(rng, 6, 4)}  # noqa: E731
+_f_pairs = lambda m, g, x: m(x["hu"], x["hv"])  # noqa: E731
+
+
+def _explained_model(ns, pool):
+    """A model taking ``eweight`` (one Linear, a weighted sum of messages, a mean per graph when
+    ``pool``), of backend ``ns``."""
+
+    class Model(ns.tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = ns.tnn.Linear(4, 3)
+
+        def forward(self, graph, feat, eweight=None):
+            with graph.local_scope():
+                graph.ndata["h"] = self.lin(feat)
+                w = ns.T.ones(graph.num_edges(), dtype=feat.dtype) if eweight is None else eweight
+                graph.edata["w"] = w.reshape(-1, 1)
+                graph.update_all(nw.function.u_mul_e("h", "w", "m"), nw.function.sum("m", "h"))
+                return ns.nwnn.AvgPooling()(graph, graph.ndata["h"]) if pool else graph.ndata["h"]
+
+    return Model()
+
+
+def _hetero_explained_model(ns):
+    """Per relation into users and games a Linear of the sources, eweight-scaled and summed; the
+    graph's logits are the sum over those two types of their mean."""
+
+    class Model(ns.tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lins = ns.tnn.ModuleDict({ct[1]: ns.tnn.Linear(4, 3) for ct in RELS})
+
+        def forward(self, graph, feat, eweight=None):
+            with graph.local_scope():
+                funcs = {}
+                for ct in graph.canonical_etypes:
+                    graph.nodes[ct[0]].data[f"h_{ct[1]}"] = self.lins[ct[1]](feat[ct[0]])
+                    w = ns.T.ones(graph.num_edges(ct), dtype=feat[ct[0]].dtype) if eweight is None else eweight[ct]
+                    graph.edges[ct].data["w"] = w.reshape(-1, 1)
+                    funcs[ct] = (nw.function.u_mul_e(f"h_{ct[1]}", "w", "m"), nw.function.sum("m", "out"))
+                graph.multi_update_all(funcs, "sum")
+                return sum(graph.nodes[nt].data["out"].mean(0, keepdim=True) for nt in ("user", "game"))
+
+    return Model()
+
+
+def _explainer(ns, hetero=False, **kw):
+    """An explainer whose initial masks are fixed NumPy draws (the two backends' generators differ)."""
+    base = ns.nwnn.HeteroGNNExplainer if hetero else ns.nwnn.GNNExplainer
+
+    class Fixed(base):
+        def _init_masks(self, graph, feat):
+            r = np.random.default_rng(7)
+            like = next(iter(feat.values())) if isinstance(feat, dict) else feat
+
+            def draw(*shape):
+                return ns.T.tensor(r.standard_normal(shape) * 0.3).to(like.dtype)
+
+            if not hetero:
+                return draw(1, feat.shape[1]), draw(graph.num_edges())
+            return ({nt: draw(1, f.shape[1]) for nt, f in sorted(feat.items())},
+                    {ct: draw(graph.num_edges(ct)) for ct in graph.canonical_etypes})
+
+    model = _hetero_explained_model(ns) if hetero else _explained_model(ns, kw.pop("pool"))
+    return Fixed(model, num_hops=kw.pop("num_hops", 1), lr=0.1, num_epochs=5, log=False)
+
+
+_HFEAT = lambda rng, g: {f"x_{nt}": randn(rng, n, 4) for nt, n in HN.items()} | {"s": randn(rng, 4)}  # noqa: E731
+
+SPECS += [
+    Spec("LapPosEncoder", "transformer-bn-post", lambda ns: ns.nwnn.LapPosEncoder("Transformer", 2, 4, 6, 2, True, 2),
+         _no_graph, _eig, lambda m, g, x: m(x["vals"], x["vecs"])),
+    Spec("LapPosEncoder", "deepset", lambda ns: ns.nwnn.LapPosEncoder("DeepSet", 3, 4, 5, num_post_layer=1),
+         _no_graph, _eig, lambda m, g, x: m(x["vals"], x["vecs"])),
+    Spec("EdgePredictor", "cos-projection", lambda ns: ns.nwnn.EdgePredictor("cos", 4, 3, bias=True), _no_graph,
+         _PAIRS, _f_pairs),
+    Spec("EdgePredictor", "cat", lambda ns: ns.nwnn.EdgePredictor("cat"), _no_graph, _PAIRS, _f_pairs),
+    Spec("KNNGraph", "batch-exclude-self", lambda ns: ns.nwnn.KNNGraph(2), _no_graph, _PTS3,
+         lambda m, g, x: _edge_diffs(m(x["p"], exclude_self=True), x["p"].reshape(10, 3))),
+    Spec("SegmentedKNNGraph", "cosine", lambda ns: ns.nwnn.SegmentedKNNGraph(3), _no_graph, _PTS,
+         lambda m, g, x: _edge_diffs(m(x["p"], [4, 6], dist="cosine"), x["p"])),
+    Spec("RadiusGraph", "distances-self-loop", lambda ns: ns.nwnn.RadiusGraph(1.5, self_loop=True), _no_graph, _PTS,
+         lambda m, g, x: m(x["p"], get_distances=True)[1]),
+    fn_spec("knn_graph", "plain", _no_graph, _PTS, lambda f, g, x: _edge_diffs(f(x["p"], 3), x["p"])),
+    fn_spec("segmented_knn_graph", "plain", _no_graph, _PTS,
+            lambda f, g, x: _edge_diffs(f(x["p"], 2, [3, 7]), x["p"])),
+    fn_spec("radius_graph", "p1", _no_graph, _PTS, lambda f, g, x: f(x["p"], 2.0, p=1, get_distances=True)[1]),
+    Spec("SetTransformerEncoder", "sab", lambda ns: ns.nwnn.SetTransformerEncoder(4, 2, 3, 8, 2), bat, X(4), f_x),
+    Spec("SetTransformerEncoder", "isab", lambda ns: ns.nwnn.SetTransformerEncoder(4, 2, 3, 8, 1, "isab", m=2), bat,
+         X(4), f_x),
+    Spec("SetTransformerDecoder", "k2", lambda ns: ns.nwnn.SetTransformerDecoder(4, 2, 3, 8, 1, 2), bat, X(4), f_x),
+    Spec("WeightAndSum", "batched", lambda ns: ns.nwnn.WeightAndSum(4), bat, X(4), f_x),
+    Spec("Sequential", "one-graph", lambda ns: ns.nwnn.Sequential(ns.nwnn.GraphConv(4, 3), ns.nwnn.GraphConv(3, 2)),
+         h7, X(4), f_x),
+    Spec("Sequential", "graph-per-module",
+         lambda ns: ns.nwnn.Sequential(ns.nwnn.GraphConv(4, 3), ns.nwnn.GraphConv(3, 2)), h7, X(4),
+         lambda m, g, x: m([g, g], x["x"])),
+    Spec("GNNExplainer", "graph", lambda ns: _explainer(ns, pool=True), bat,
+         lambda rng, g: {"x": randn(rng, n_src(g), 4), "s": randn(rng, ne(g))},
+         lambda m, g, x: [t * x["s"][:t.shape[0]] for t in m.explain_graph(g, x["x"])]),
+    Spec("GNNExplainer", "node", lambda ns: _explainer(ns, pool=False, num_hops=2), h7,
+         lambda rng, g: {"x": randn(rng, 7, 4), "s": randn(rng, 4)},
+         lambda m, g, x: [t * x["s"][:1] for t in m.explain_node(3, g, x["x"])[2:]]),
+    Spec("HeteroGNNExplainer", "graph", lambda ns: _explainer(ns, hetero=True), hetero, _HFEAT,
+         lambda m, g, x: [t * x["s"][:1] for d in m.explain_graph(g, {nt: x[f"x_{nt}"] for nt in HN})
+                          for t in d.values()]),
+]
+
 def randomize(module, rng, np_dtype):
     """Random values for every floating parameter and buffer of the native module (biases and
     BatchNorm statistics start at 0/1 otherwise, which would leave paths unchecked)."""

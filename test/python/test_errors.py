@@ -27,6 +27,9 @@ ALLOWED = {"StopIteration", "StopAsyncIteration", "KeyboardInterrupt", "Generato
 def test_every_class_is_nodeweave_error_and_its_builtin():
     assert nw.NodeweaveError is errors.NodeweaveError and nw.DGLError is nw.NodeweaveError
     for name in errors.__all__:
+        if name in ("NodeweaveWarning", "warn"):  # the warning class and its helper: not errors
+            assert issubclass(errors.NodeweaveWarning, UserWarning)
+            continue
         cls = getattr(errors, name)
         assert issubclass(cls, errors.NodeweaveError)
         if name not in ("NodeweaveError", "DGLError"):
@@ -60,6 +63,23 @@ def test_no_builtin_exception_is_raised_in_the_package():
             continue
         offenders += [f"{path.relative_to(PKG)}:{line}: {name}" for line, name in _raised_builtin_names(path)]
     assert not offenders, "raise nodeweave.errors classes instead:\n" + "\n".join(offenders)
+
+
+def test_every_warning_is_emitted_through_nodeweave_warn():
+    """warnings.warn is called in errors.warn alone, so each warning the library emits is a
+    NodeweaveWarning (or the category passed to errors.warn)."""
+    offenders = []
+    for path in sorted(PKG.rglob("*.py")):
+        if path == PKG / "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            direct = isinstance(node, ast.Attribute) and node.attr == "warn" and \
+                isinstance(node.value, ast.Name) and node.value.id == "warnings"
+            imported = isinstance(node, ast.ImportFrom) and node.module == "warnings" and \
+                any(a.name == "warn" for a in node.names)
+            if direct or imported:
+                offenders.append(f"{path.relative_to(PKG)}:{node.lineno}")
+    assert not offenders, "warn through nodeweave.errors.warn instead:\n" + "\n".join(offenders)
 
 
 @pytest.fixture(params=["native", "pytorch"])

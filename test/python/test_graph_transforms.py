@@ -529,8 +529,10 @@ def test_to_homogeneous_errors(rng):
     mixed = nw.graph(([0, 1], [2, 2]))
     mixed.ndata["_TYPE"] = nc.tensor([0, 1, 0])
     mixed.edata["_TYPE"] = nc.tensor([0, 0])
-    with pytest.raises(ValueError, match="several node type pairs"):
-        nw.to_heterogeneous(mixed, ["a", "b"], ["r"])
+    # One edge type name joining two node type pairs becomes two canonical edge types (as DGL).
+    split = nw.to_heterogeneous(mixed, ["a", "b"], ["r"])
+    assert split.canonical_etypes == [("a", "r", "a"), ("b", "r", "a")]
+    assert [t.tolist() for t in split.edges(etype=("b", "r", "a"))] == [[0], [1]]
 
 
 def test_to_homogeneous_homo_graph(rng):

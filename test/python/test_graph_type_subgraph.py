@@ -1,6 +1,6 @@
 """nw.node_type_subgraph / edge_type_subgraph (DGL's): the kept types and relations, edges with
-their ids and order, features carried (same values; setting one on the subgraph leaves the parent
-alone), batch counts kept; both backends; bad types raise naming the argument."""
+their ids and order, feature tables shared with the graph (as DGL: setting a feature on either shows
+in the other), batch counts kept; both backends; bad types raise naming the argument."""
 
 import numpy as np
 import pytest
@@ -35,7 +35,11 @@ def test_node_type_subgraph(backend_name):
         assert _edges(sub, ct) == _edges(g, ct)
     assert np_of(sub.edges["plays"].data["w"]).tolist() == [0.5, 1.5, 2.5]
     sub.nodes["user"].data["h"] = T.from_numpy(np.zeros(3, np.float32))
-    assert np_of(g.nodes["user"].data["h"]).tolist() == [0.0, 1.0, 2.0]
+    assert np_of(g.nodes["user"].data["h"]).tolist() == [0.0, 0.0, 0.0]
+    g.edges["plays"].data["w2"] = T.from_numpy(np.ones(3, np.float32))
+    assert np_of(sub.edges["plays"].data["w2"]).tolist() == [1.0, 1.0, 1.0]
+    del g.edges["plays"].data["w2"]
+    assert "w2" not in sub.edges["plays"].data
     only_users = nw.node_type_subgraph(g, ["user"])
     assert only_users.canonical_etypes == [("user", "follows", "user")]
 

@@ -18,8 +18,8 @@ Two rules decide which backend runs:
    (``native`` by default) or by :func:`set_backend`.
 
 >>> import nodeweave.backend as B
->>> B.current().name
-'native'
+>>> B.current().name, B.backend_name
+('native', 'native')
 >>> B.set_backend("tensorflow")
 Traceback (most recent call last):
 ...
@@ -37,7 +37,7 @@ from typing import Any
 from nodeweave.backend import native
 from nodeweave import errors as nwerr
 
-__all__ = ["current", "set_backend", "of", "for_tensors", "get", "BACKENDS"]
+__all__ = ["current", "set_backend", "of", "for_tensors", "get", "BACKENDS", "backend_name"]
 
 BACKENDS = ("native", "pytorch")
 _active: ModuleType | None = None
@@ -118,3 +118,11 @@ def of(*xs: Any) -> ModuleType | None:
 def for_tensors(*xs: Any) -> ModuleType:
     """:func:`of` the tensors, else the active backend."""
     return of(*xs) or current()
+
+
+def __getattr__(name: str) -> Any:
+    """``backend_name``: the active backend's name, read anew on each access so that it follows
+    :func:`set_backend` (DGL scripts test ``dgl.backend.backend_name == "pytorch"``)."""
+    if name == "backend_name":
+        return current().name
+    raise nwerr.AttributeError(f"module {__name__!r} has no attribute {name!r}")

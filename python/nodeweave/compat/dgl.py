@@ -11,12 +11,21 @@ or, at the top of a script or a notebook, before anything imports ``dgl``::
     nodeweave.compat.dgl.install()
 
 After :func:`install`, ``import dgl`` gives a module that reads every attribute from ``nodeweave``
-and adds DGL's names for two classes (``dgl.DGLGraph`` is :class:`nodeweave.HeteroGraph`,
-``dgl.DGLError`` is :class:`nodeweave.NodeweaveError`); ``import dgl.nn.pytorch as dglnn``,
+and adds DGL's names for its classes (``dgl.DGLGraph`` is :class:`nodeweave.HeteroGraph`,
+``dgl.DGLError`` is :class:`nodeweave.NodeweaveError`, ``dgl.DGLWarning`` is
+:class:`nodeweave.NodeweaveWarning`); ``import dgl.nn.pytorch as dglnn``,
 ``from dgl.data import CoraGraphDataset``, ``import dgl.function as fn`` and the like give
-nodeweave's modules themselves (``dgl.nn is nodeweave.nn``). A DGL module nodeweave does not have
-raises ``ModuleNotFoundError`` naming both. DGL scripts compute on PyTorch tensors, so
-:func:`install` also selects the pytorch backend unless ``NODEWEAVE_BACKEND`` is set.
+nodeweave's modules themselves (``dgl.nn is nodeweave.nn``). Two DGL modules differ:
+
+- ``dgl.base`` reads from :mod:`nodeweave.base` and adds DGL's names there (``DGLError``,
+  ``DGLWarning``, ``dgl_warning``);
+- ``dgl.backend`` (and ``dgl.backend.pytorch``) is :mod:`nodeweave.compat.dgl_backend`: DGL's tensor
+  API (``F.tensor``, ``F.copy_to``, ``F.backend_name`` ...) on nodeweave's backends, falling back to
+  :mod:`nodeweave.backend`'s own names.
+
+A DGL module nodeweave does not have raises ``ModuleNotFoundError`` naming both. DGL scripts compute
+on PyTorch tensors, so :func:`install` also selects the pytorch backend unless ``NODEWEAVE_BACKEND``
+is set.
 
 The alias lives in this process: worker processes started with the ``spawn`` or ``forkserver``
 method re-import the script without it (``fork``, Linux's default, keeps it). Call :func:`install`
@@ -33,8 +42,10 @@ lists every difference) the script sees nodeweave's behaviour.
 >>> import nodeweave
 >>> dgl.graph is nodeweave.graph, fn is nodeweave.function, GraphConv is nodeweave.nn.GraphConv
 (True, True, True)
->>> dgl.DGLGraph is nodeweave.HeteroGraph
-True
+>>> dgl.DGLGraph is nodeweave.HeteroGraph, dgl.base.DGLWarning is nodeweave.NodeweaveWarning
+(True, True)
+>>> dgl.backend.backend_name, dgl.backend.tensor([1, 2]).dtype
+('pytorch', torch.int64)
 >>> compat.uninstall(); "dgl" in sys.modules
 False
 >>> _ = nodeweave.set_backend("native")  # install() chose pytorch
@@ -56,26 +67,56 @@ from nodeweave import errors as nwerr
 
 ALIAS, TARGET = "dgl", "nodeweave"
 # DGL names of nodeweave classes; resolved lazily so that importing this module stays cheap.
-_EXTRA_NAMES = {"DGLGraph": "HeteroGraph", "DGLHeteroGraph": "HeteroGraph", "DGLError": "NodeweaveError"}
+_EXTRA_NAMES = {"DGLGraph": "HeteroGraph", "DGLHeteroGraph": "HeteroGraph", "DGLError": "NodeweaveError",
+                "DGLWarning": "NodeweaveWarning"}
+# The same for dgl submodules, which then read from their nodeweave module through a _Proxy.
+_SUBMODULE_EXTRA_NAMES = {
+    "base": {"DGLError": "NodeweaveError", "DGLWarning": "NodeweaveWarning", "dgl_warning": "warn"},
+}
+# dgl submodules whose nodeweave counterpart has another name: dgl.<key>[.x] -> nodeweave.<value>[.x]
+_REDIRECTS = {"backend": "compat.dgl_backend"}
 
 
-class _TopLevel(types.ModuleType):
-    """The ``dgl`` module: nodeweave's attributes plus DGL's names for its classes."""
+def _target(fullname: str) -> str:
+    """The nodeweave module a dgl module name stands for."""
+    rest = fullname[len(ALIAS) + 1:]
+    head, dot, tail = rest.partition(".")
+    return f"{TARGET}.{_REDIRECTS.get(head, head)}{dot}{tail}"
+
+
+class _Proxy(types.ModuleType):
+    """A dgl module that reads every attribute from its nodeweave module, plus DGL's names for some."""
+
+    def __init__(self, name: str, target: str, extra: dict[str, str]) -> None:
+        super().__init__(name, f"{target} under DGL's name (nodeweave.compat.dgl)")
+        self._nw_target, self._nw_extra = target, extra
 
     def __getattr__(self, name: str) -> Any:
-        import nodeweave
-
+        target = importlib.import_module(self._nw_target)
         try:
-            return getattr(nodeweave, _EXTRA_NAMES.get(name, name))
+            if name == "__all__":  # `from dgl.base import *` gets DGL's names too
+                return [*target.__all__, *self._nw_extra]
+            return getattr(target, self._nw_extra.get(name, name))
         except AttributeError:
-            raise nwerr.AttributeError(f"module 'dgl' (aliased to nodeweave by nodeweave.compat.dgl) has no "
-                                       f"attribute {name!r}: nodeweave has no counterpart; see "
-                                       f"docs/migrating_from_dgl.md") from None
+            raise nwerr.AttributeError(f"module {self.__name__!r} (aliased to {self._nw_target} by "
+                                       f"nodeweave.compat.dgl) has no attribute {name!r}: nodeweave has no "
+                                       f"counterpart; see docs/migrating_from_dgl.md") from None
 
     def __dir__(self) -> list[str]:
-        import nodeweave
+        return sorted(set(dir(importlib.import_module(self._nw_target))) | set(self._nw_extra))
 
-        return sorted(set(dir(nodeweave)) | set(_EXTRA_NAMES))
+
+class _TopLevel(_Proxy):
+    """The ``dgl`` module: nodeweave's attributes plus DGL's names for its classes."""
+
+    def __init__(self) -> None:
+        super().__init__(ALIAS, TARGET, _EXTRA_NAMES)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _REDIRECTS or name in _SUBMODULE_EXTRA_NAMES:
+            # `dgl.backend` without `import dgl.backend` is the aliased module too, not nodeweave.backend
+            return importlib.import_module(f"{ALIAS}.{name}")
+        return super().__getattr__(name)
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -86,7 +127,7 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return None
         is_package = True
         if fullname != ALIAS:
-            real = TARGET + fullname[len(ALIAS):]
+            real = _target(fullname)
             try:
                 found = importlib.util.find_spec(real)
             except ModuleNotFoundError:
@@ -101,10 +142,16 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         if spec.name == ALIAS:
-            module = _TopLevel(ALIAS, "nodeweave under DGL's name (nodeweave.compat.dgl)")
+            module: types.ModuleType = _TopLevel()
             module.__path__ = []  # a package, so that `import dgl.nn` looks for submodules
             return module
-        real = importlib.import_module(TARGET + spec.name[len(ALIAS):])
+        extra = _SUBMODULE_EXTRA_NAMES.get(spec.name[len(ALIAS) + 1:])
+        if extra is not None:
+            module = _Proxy(spec.name, _target(spec.name), extra)
+            if spec.submodule_search_locations is not None:
+                module.__path__ = []
+            return module
+        real = importlib.import_module(_target(spec.name))
         # The import system stamps the spec it found onto the module it gets; keep nodeweave's.
         self._specs[id(real)] = real.__spec__
         return real

@@ -25,7 +25,6 @@ across classes, so each fold holds each class in proportion and fold sizes diffe
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Iterable, Sized
 from typing import Any, Iterator
 
@@ -194,8 +193,8 @@ class GraphDataLoader:
         if reason is not None:
             if not self._warned:
                 self._warned = True
-                warnings.warn(f"GraphDataLoader: pin_memory=True, but {reason}; batches stay in ordinary "
-                              "memory", stacklevel=3)
+                nwerr.warn(f"GraphDataLoader: pin_memory=True, but {reason}; batches stay in ordinary "
+                           "memory", stacklevel=3)
             return bg, labels
         B = backend.current()
         for views, types in ((bg.nodes, bg.ntypes), (bg.edges, bg.canonical_etypes)):

@@ -18,7 +18,7 @@ nodeweave.errors.ValueError: ndata['x']: expected 3 rows (one per node), got 4
 from __future__ import annotations
 
 from collections.abc import MutableMapping
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 import numpy as np
 
@@ -57,7 +57,8 @@ class Frame(MutableMapping):
     ``local_scope``.
     """
 
-    __slots__ = ("_num_rows", "_columns", "name", "row_name", "device")
+    __slots__ = ("_num_rows", "_columns", "name", "row_name", "device", "_initializers",
+                 "_default_initializer")
 
     def __init__(self, num_rows: int, data: dict | None = None, *, name: str = "data",
                  row_name: str = "row", device: str | None = None) -> None:
@@ -68,6 +69,8 @@ class Frame(MutableMapping):
         self.name = name
         self.row_name = row_name
         self.device = device
+        self._initializers: dict[str, Callable] = {}
+        self._default_initializer: Callable | None = None
         if data:
             for k, v in data.items():
                 self[k] = v
@@ -128,6 +131,47 @@ class Frame(MutableMapping):
         """``{name: Scheme(row shape, dtype)}`` of every column."""
         return {k: Scheme(tuple(v.shape[1:]), v.dtype) for k, v in self._columns.items()}
 
+    # ------------------------------------------------------------------ initializers
+
+    def set_initializer(self, initializer: Callable, field: str | None = None) -> None:
+        """Makes ``initializer`` fill the unwritten rows of feature ``field`` (of every feature
+        without one of its own when ``field`` is None); see :mod:`nodeweave.init`."""
+        if not callable(initializer):
+            raise nwerr.TypeError(f"initializer must be callable as fn(shape, dtype, ctx, id_range), got "
+                                  f"{type(initializer).__name__}")
+        if field is None:
+            self._default_initializer = initializer
+        elif not isinstance(field, str):
+            raise nwerr.TypeError(f"field must be a feature name (str) or None, got {type(field).__name__}")
+        else:
+            self._initializers[field] = initializer
+
+    def initial_rows(self, name: str, like: Any, start: int, stop: int) -> Any:
+        """Rows ``start .. stop-1`` of feature ``name`` as its initializer makes them (zeros without
+        one), shaped, typed and placed like the rows of tensor ``like``."""
+        B = backend.of(like)
+        shape = (stop - start,) + tuple(B.shape(like)[1:])
+        init = self._initializers.get(name, self._default_initializer)
+        if init is None:
+            return B.zeros(shape, B.dtype_of(like), B.device_str(like))
+        out = init(shape, B.dtype_of(like), B.device_object(B.device_str(like)), slice(start, stop))
+        Bo = backend.of(out)
+        if Bo is None or tuple(Bo.shape(out)) != shape:
+            got = type(out).__name__ if Bo is None else f"shape {tuple(Bo.shape(out))}"
+            raise nwerr.ValueError(f"{self.name}[{name!r}]: the initializer {init!r} must return a tensor of "
+                                   f"shape {shape}, got {got}")
+        if Bo is not B or Bo.dtype_name(out) != B.dtype_name(like):
+            raise nwerr.TypeError(f"{self.name}[{name!r}]: the initializer {init!r} returned a {Bo.name} "
+                                  f"{Bo.dtype_name(out)} tensor for a {B.name} {B.dtype_name(like)} feature")
+        return Bo.to_device(out, B.device_str(like))
+
+    def _copy_settings(self, f: "Frame") -> "Frame":
+        """``f`` with this frame's initializers (a copy of the table: setting one on either frame
+        later leaves the other alone)."""
+        f._initializers = dict(self._initializers)
+        f._default_initializer = self._default_initializer
+        return f
+
     def clone_shallow(self) -> "Frame":
         """A new frame sharing this frame's tensors; adding/removing columns of either leaves the
         other unchanged."""
@@ -135,7 +179,7 @@ class Frame(MutableMapping):
         f._num_rows = self._num_rows
         f._columns = dict(self._columns)
         f.name, f.row_name, f.device = self.name, self.row_name, self.device
-        return f
+        return self._copy_settings(f)
 
     def subframe(self, idx: Any) -> "Frame":
         """A new frame of rows ``idx`` (int array, any order, repeats allowed) of every column."""
@@ -146,14 +190,14 @@ class Frame(MutableMapping):
         f = Frame(len(idx), name=self.name, row_name=self.row_name, device=self.device)
         for k, v in self._columns.items():
             f._columns[k] = backend.of(v).index_select(v, idx)
-        return f
+        return self._copy_settings(f)
 
     def to(self, device: str) -> "Frame":
         """A new frame with every column moved to ``device``."""
         f = Frame(self._num_rows, name=self.name, row_name=self.row_name, device=device)
         for k, v in self._columns.items():
             f._columns[k] = backend.of(v).to_device(v, device)
-        return f
+        return self._copy_settings(f)
 
     def update(self, other: Any = (), **kw: Any) -> None:  # type: ignore[override]
         """Sets several columns; all are validated before any is stored."""

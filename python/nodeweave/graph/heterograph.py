@@ -19,7 +19,8 @@ and return id tensors of the graph's id type on the graph's device through the a
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, Sequence
+import copy
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -130,11 +131,35 @@ class HeteroGraph(MessagePassing):
 
     # ------------------------------------------------------------------ construction
 
-    def __init__(self, num_nodes: dict[str, int], rels: dict[Canonical, RelationGraph],
+    def __init__(self, num_nodes: Any = None, rels: dict[Canonical, RelationGraph] | None = None,
                  node_data: dict[str, dict[str, Any]] | None = None,
                  edge_data: dict[Canonical, dict[str, Any]] | None = None,
-                 device: Any = "cpu") -> None:
-        self._init(num_nodes, rels, node_data, edge_data, device)
+                 device: Any = "cpu", **legacy: Any) -> None:
+        """``HeteroGraph(num_nodes, rels, ...)`` as :meth:`_create`; or DGL's older constructor
+        ``DGLGraph()`` (an empty graph) / ``DGLGraph(data)`` with ``data`` anything
+        :func:`nodeweave.graph` takes (an edge list, ``(src, dst)``, a SciPy matrix, a networkx
+        graph). That form ignores DGL's retired ``readonly=`` and ``multigraph=`` keywords.
+
+        >>> import networkx as nx
+        >>> HeteroGraph().num_nodes(), HeteroGraph(nx.path_graph(3)).num_edges()
+        (0, 4)
+        """
+        if isinstance(num_nodes, dict) or rels is not None:
+            if legacy:
+                raise nwerr.TypeError(f"HeteroGraph() got unexpected keyword arguments {sorted(legacy)}")
+            if rels is None:
+                raise nwerr.TypeError("HeteroGraph(num_nodes, rels): rels (a dict canonical etype -> "
+                                      "RelationGraph) is missing")
+            self._init(num_nodes, rels, node_data, edge_data, device)
+            return
+        unknown = sorted(set(legacy) - {"readonly", "multigraph"})
+        if unknown or node_data is not None or edge_data is not None:
+            raise nwerr.TypeError("HeteroGraph(data): DGL's older constructor takes the graph data alone (and "
+                                  f"ignores readonly=, multigraph=), got {unknown or 'node_data/edge_data'}")
+        from nodeweave.graph.construct import graph
+
+        built = graph([] if num_nodes is None else num_nodes, device=device)
+        self.__dict__.update(built.__dict__)
 
     @classmethod
     def _create(cls, num_nodes: dict[str, int], rels: dict[Canonical, RelationGraph],
@@ -275,6 +300,20 @@ class HeteroGraph(MessagePassing):
             dst = {ct[2] for ct in self._etypes}
             return [nt for nt in self._ntypes if nt in dst]
         return self.ntypes
+
+    @property
+    def is_multigraph(self) -> bool:
+        """Whether some edge type has two edges with the same source and destination.
+
+        >>> import nodeweave as nw
+        >>> nw.graph(([0, 0], [1, 2])).is_multigraph, nw.graph(([0, 0], [1, 1])).is_multigraph
+        (False, True)
+        """
+        for ct in self._etypes:
+            keys, _ = self._edge_index(ct)
+            if keys.size > 1 and bool((keys[1:] == keys[:-1]).any()):
+                return True
+        return False
 
     @property
     def is_homogeneous(self) -> bool:
@@ -612,15 +651,46 @@ class HeteroGraph(MessagePassing):
         """The id of edge ``u -> v`` (DGL's older single-pair spelling of :meth:`edge_ids`)."""
         return self.edge_ids(u, v, etype=etype)
 
-    def adj(self, etype: str | tuple | None = None, scipy_fmt: str = "csr", transpose: bool = False):
-        """The adjacency matrix of ``etype`` as a SciPy sparse matrix.
+    def adj(self, etype: str | tuple | None = None, eweight_name: str | None = None, *,
+            transpose: bool | None = None, ctx: Any = None, scipy_fmt: str | None = None):
+        """The adjacency matrix of ``etype`` as a :class:`~nodeweave.graph.sparse_matrix.SparseMatrix`
+        (DGL 2.x's ``g.adj``): rows are source nodes, columns destination nodes, one entry per edge in
+        edge-id order, valued 1.0 (float32) or by the edge feature ``eweight_name``.
 
-        Rows are source nodes and columns destination nodes, ``A[u, v]`` = number of edges
-        ``u -> v`` (float32); ``transpose=True`` gives rows = destinations.
+        DGL 1.x's keywords ``transpose=``, ``ctx=`` and ``scipy_fmt=`` give :meth:`adj_external`'s
+        result instead (a SciPy matrix with ``scipy_fmt``).
+
+        >>> import nodeweave as nw, nodeweave.core as nc
+        >>> g = nw.graph(([0, 1], [1, 2]))
+        >>> g.edata["w"] = nc.tensor([2.0, 3.0])
+        >>> A = g.adj(eweight_name="w")
+        >>> A.indices().tolist(), A.val.tolist(), A.shape
+        ([[0, 1], [1, 2]], [2.0, 3.0], (3, 3))
+        >>> g.adj(scipy_fmt="csr").toarray().tolist()[0]
+        [0.0, 1.0, 0.0]
         """
-        import scipy.sparse as sp
+        if transpose is not None or ctx is not None or scipy_fmt is not None:
+            return self.adj_external(bool(transpose), ctx, scipy_fmt, etype)
+        from nodeweave.graph.sparse_matrix import SparseMatrix
 
         ct, rel = self._rel(etype)
+        src, dst = self._coo(ct)
+        if eweight_name is None:
+            val = backend.current().from_numpy(np.ones(len(src), np.float32), self._device)
+        else:
+            frame = self._edge_frames[ct]
+            if eweight_name not in frame:
+                raise nwerr.KeyError(f"adj: the edges of {ct!r} have no feature {eweight_name!r} (they have "
+                                     f"{sorted(frame)})")
+            val = frame[eweight_name]
+        return SparseMatrix(src, dst, val, (rel.num_src, rel.num_dst), self._idtype_name)
+
+    adjacency_matrix = adj
+
+    def _adj_scipy(self, ct: tuple, scipy_fmt: str, transpose: bool):
+        import scipy.sparse as sp
+
+        rel = self._rels[ct]
         src, dst = self._coo(ct)
         shape = (rel.num_src, rel.num_dst)
         if transpose:
@@ -629,9 +699,7 @@ class HeteroGraph(MessagePassing):
         if scipy_fmt == "coo":
             m.sum_duplicates()
             return m
-        if scipy_fmt in ("csr", "csc"):
-            return m.asformat(scipy_fmt)
-        raise nwerr.ValueError(f"scipy_fmt must be 'csr', 'csc' or 'coo', got {scipy_fmt!r}")
+        return m.asformat(scipy_fmt)
 
     def adj_tensors(self, fmt: str, etype: str | tuple | None = None) -> tuple:
         """The structure of ``etype`` as id tensors of the graph's idtype, on its device (DGL's
@@ -652,12 +720,46 @@ class HeteroGraph(MessagePassing):
         ct, _ = self._rel(etype)
         return tuple(self._ids_out(a) for a in getattr(self._host(ct), fmt)())
 
-    def adj_external(self, transpose: bool = False, etype: str | tuple | None = None,
-                     scipy_fmt: str = "csr"):
-        """DGL's spelling of :meth:`adj` (rows = sources unless ``transpose``)."""
-        return self.adj(etype=etype, scipy_fmt=scipy_fmt, transpose=transpose)
+    def adj_external(self, transpose: bool = False, ctx: Any = None, scipy_fmt: str | None = None,
+                     etype: str | tuple | None = None):
+        """The adjacency matrix of ``etype`` in a library's own sparse form (DGL's ``adj_external``):
+        ``A[u, v]`` = number of edges ``u -> v`` (rows = sources; destinations with
+        ``transpose=True``).
 
-    adjacency_matrix = adj_external
+        With ``scipy_fmt`` (``'csr'``, ``'csc'`` or ``'coo'``), a SciPy sparse matrix (float32).
+        Without, the active backend's sparse tensor on ``ctx`` (the CPU by default, as DGL): a
+        ``torch.sparse_coo_tensor`` (float32) on the pytorch backend; the native engine has no
+        sparse tensor type, so there a :class:`~nodeweave.graph.sparse_matrix.SparseMatrix` (whose
+        ``to_dense()`` gives a native tensor).
+
+        >>> import nodeweave as nw
+        >>> g = nw.graph(([0, 1], [1, 2]))
+        >>> g.adj_external(transpose=True).to_dense().tolist()
+        [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+        >>> g.adj_external(scipy_fmt="coo").toarray()[0].tolist()
+        [0.0, 1.0, 0.0]
+        """
+        ct, rel = self._rel(etype)
+        if scipy_fmt is not None:
+            if scipy_fmt not in ("csr", "csc", "coo"):
+                raise nwerr.ValueError(f"scipy_fmt must be 'csr', 'csc' or 'coo', got {scipy_fmt!r}")
+            return self._adj_scipy(ct, scipy_fmt, transpose)
+        B = backend.current()
+        dev = B.canonical_device(ctx)
+        src, dst = self._coo(ct)
+        shape = (rel.num_src, rel.num_dst)
+        if transpose:
+            src, dst, shape = dst, src, shape[::-1]
+        if B.name == "pytorch":
+            import torch
+
+            idx = torch.from_numpy(np.stack([src, dst]).astype(np.int64))
+            return torch.sparse_coo_tensor(idx, torch.ones(len(src)), shape, device=dev,
+                                           check_invariants=False)  # valid by construction
+        from nodeweave.graph.sparse_matrix import SparseMatrix
+
+        return SparseMatrix(src, dst, B.from_numpy(np.ones(len(src), np.float32), dev), shape,
+                            self._idtype_name)
 
     # ------------------------------------------------------------------ formats, id types, devices
 
@@ -869,6 +971,54 @@ class HeteroGraph(MessagePassing):
             yield self
         finally:
             self._node_frames, self._edge_frames = saved_nodes, saved_edges
+
+    def local_var(self) -> "HeteroGraph":
+        """A graph sharing this graph's structure and feature tensors with its own feature tables
+        (DGL's older spelling of :meth:`local_scope`): features set or deleted on it leave this
+        graph alone; tensors changed in place change here too. Initializers come along.
+
+        >>> import nodeweave as nw, nodeweave.core as nc
+        >>> g = nw.graph(([0, 1], [1, 2]))
+        >>> g.ndata["h"] = nc.zeros(3)
+        >>> lg = g.local_var()
+        >>> lg.ndata["h"] = nc.ones(3)
+        >>> g.ndata["h"].tolist(), lg.ndata["h"].tolist()
+        ([0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
+        """
+        out = copy.copy(self)
+        # Its own tables, so that mutating it (add_edges ...) or its query cache leaves this graph's
+        # alone; the relation graphs themselves are immutable and shared.
+        out._ntypes, out._etypes = list(self._ntypes), list(self._etypes)
+        out._num_nodes, out._rels, out._cache = dict(self._num_nodes), dict(self._rels), {}
+        out._node_frames = {k: f.clone_shallow() for k, f in self._node_frames.items()}
+        out._edge_frames = {k: f.clone_shallow() for k, f in self._edge_frames.items()}
+        return out
+
+    def set_n_initializer(self, initializer: Callable, field: str | None = None,
+                          ntype: str | None = None) -> None:
+        """Makes ``initializer`` fill the rows of node features that nothing wrote: nodes added
+        without the feature, the other rows when a feature is first set on some nodes, nodes a
+        user-defined reducer left out. ``field`` limits it to one feature; ``ntype`` picks the node
+        type (optional for one). Called as ``initializer(shape, dtype, ctx, id_range)``; see
+        :mod:`nodeweave.init`. Without one, such rows are zeros.
+
+        >>> import nodeweave as nw, nodeweave.core as nc
+        >>> g = nw.graph(([0], [1]))
+        >>> g.set_n_initializer(lambda shape, dtype, ctx, ids: nc.full(shape, 7.0, dtype=dtype), field="h")
+        >>> g.nodes[[1]].data["h"] = nc.tensor([1.0])
+        >>> g.ndata["h"].tolist()
+        [7.0, 1.0]
+        """
+        nt = self._ntype(ntype)
+        for key, frame in self._node_frames.items():
+            if key == nt or (isinstance(key, tuple) and key[1] == nt):  # a block has a frame per side
+                frame.set_initializer(initializer, field)
+
+    def set_e_initializer(self, initializer: Callable, field: str | None = None,
+                          etype: str | tuple | None = None) -> None:
+        """Like :meth:`set_n_initializer`, for the features of the edges of ``etype`` (optional
+        for one edge type)."""
+        self._edge_frames[self.to_canonical_etype(etype)].set_initializer(initializer, field)
 
     # ------------------------------------------------------------------ printing
 

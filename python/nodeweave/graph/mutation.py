@@ -11,8 +11,10 @@ Removal runs the C++ subgraph primitives through :func:`~nodeweave.graph.transfo
 and :func:`~nodeweave.graph.transforms.edge_subgraph`; adding rebuilds the changed relations from
 their COO arrays. Features follow DGL:
 
-- ``add_nodes`` / ``add_edges``: the new rows of a feature come from ``data`` or are zeros; a
-  feature that only ``data`` has is zero for the old rows. The batch counts of a batched graph are
+- ``add_nodes`` / ``add_edges``: the new rows of a feature come from ``data`` or from the
+  feature's initializer (zeros unless ``g.set_n_initializer`` / ``g.set_e_initializer`` chose
+  another, see :mod:`nodeweave.init`); a feature that only ``data`` has gets the initializer's
+  rows for the old nodes or edges. The batch counts of a batched graph are
   dropped (the new nodes and edges belong to no graph of the batch), as in DGL.
 - ``remove_nodes`` / ``remove_edges``: the rows of removed nodes and edges are dropped; removing a
   node removes its edges. The remaining nodes and edges keep their order and are renumbered from 0.
@@ -44,7 +46,7 @@ from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import (HeteroGraph, IdRangeError, RelationGraph, as_int_array,
                                          check_range)
 from nodeweave.graph.transforms import edge_subgraph, node_subgraph
-from nodeweave.graph.transforms._common import (_bne, _bnn, _coo, _full_rows, _new_rel,
+from nodeweave.graph.transforms._common import (_bne, _bnn, _coo, _new_rel,
                                                 _segment_ids)
 from nodeweave import errors as nwerr
 
@@ -98,15 +100,17 @@ def _new_rows(frame: Frame, data: Any, n: int, what: str) -> dict[str, Any]:
 
 
 def _append_rows(frame: Frame, n: int, data: dict[str, Any]) -> Frame:
-    """``frame`` with ``n`` more rows: from ``data`` where given, zeros elsewhere."""
+    """``frame`` with ``n`` more rows: from ``data`` where given, elsewhere what the frame's
+    initializers make (zeros by default; see :mod:`nodeweave.init`)."""
     old = frame.num_rows
-    out = Frame(old + n, name=frame.name, row_name=frame.row_name, device=frame.device)
+    out = frame._copy_settings(Frame(old + n, name=frame.name, row_name=frame.row_name,
+                                     device=frame.device))
     for k, col in frame.items():
-        extra = data[k] if k in data else _full_rows(col, n, 0, frame.device)
+        extra = data[k] if k in data else frame.initial_rows(k, col, old, old + n)
         out[k] = backend.of(col).cat([col, extra], 0)
     for k, v in data.items():
         if k not in frame:
-            out[k] = backend.of(v).cat([_full_rows(v, old, 0, frame.device), v], 0)
+            out[k] = backend.of(v).cat([frame.initial_rows(k, v, 0, old), v], 0)
     return out
 
 
@@ -155,7 +159,8 @@ def add_nodes(g: HeteroGraph, num: int, data: Mapping[str, Any] | None = None,
     the existing ones.
 
     ``data`` gives features of the new nodes (tensors with ``num`` rows). Features the graph has and
-    ``data`` lacks are zero for the new nodes; features only ``data`` has are zero for the old nodes.
+    ``data`` lacks get their initializer's rows for the new nodes (zeros unless
+    :meth:`set_n_initializer` chose another); features only ``data`` has get them for the old nodes.
     Batch counts are dropped.
 
     >>> import nodeweave as nw, nodeweave.core as nc
@@ -189,9 +194,11 @@ def add_edges(g: HeteroGraph, u: Any, v: Any, data: Mapping[str, Any] | None = N
     ids follow the existing ones. An int (or one id) for ``u`` or ``v`` pairs with every id of the
     other.
 
-    Endpoints beyond the current nodes add nodes up to them (features zero), as DGL does.
+    Endpoints beyond the current nodes add nodes up to them (features from the initializers), as DGL
+    does.
     ``data`` gives features of the new edges (tensors with one row per new edge); missing features
-    are zero as in :func:`add_nodes`. Batch counts are dropped.
+    come from the edge initializers (:meth:`set_e_initializer`, zeros by default) as in
+    :func:`add_nodes`. Batch counts are dropped.
 
     >>> import nodeweave as nw, nodeweave.core as nc
     >>> g = nw.heterograph({("user", "plays", "game"): ([0], [0])})

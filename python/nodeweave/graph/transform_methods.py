@@ -37,6 +37,8 @@ METHODS: dict[str, Callable[..., Any]] = {
     "in_subgraph": transforms.in_subgraph,
     "out_subgraph": transforms.out_subgraph,
     "clone": transforms.clone,
+    "node_type_subgraph": transforms.node_type_subgraph,
+    "edge_type_subgraph": transforms.edge_type_subgraph,
 }
 
 

@@ -15,7 +15,8 @@ Views hold the graph and look its frames up on every access, so they follow ``lo
 [('user', 'plays', 'game')]
 
 Indexing by ids (optionally with a type) gives the features of those rows; assigning writes them,
-creating the feature with zeros in the other rows when it does not exist yet:
+creating the feature when it does not exist yet, its other rows filled by the initializer (zeros
+unless ``g.set_n_initializer`` / ``g.set_e_initializer`` chose another):
 
 >>> g.nodes[("user", [0, 2])].data["x"] = nc.tensor([[1.0], [3.0]])
 >>> g.nodes["user"].data["x"].tolist()
@@ -144,7 +145,8 @@ class HeteroFrameView(MutableMapping):
 
 class RowsFrameView(MutableMapping):
     """Features of some rows (``g.nodes[ids].data``): reads gather the rows, writes replace them
-    out of place (so autograd sees the write) and create a missing feature filled with zeros."""
+    out of place (so autograd sees the write) and create a missing feature, its other rows filled
+    by the frame's initializer."""
 
     __slots__ = ("_view", "_ids")
 
@@ -165,9 +167,8 @@ class RowsFrameView(MutableMapping):
         frame = self._view._frame
         if name in frame:
             base = frame[name]
-        else:
-            base = B.zeros((frame.num_rows,) + tuple(B.shape(value)[1:]), B.dtype_of(value),
-                           B.device_str(value))
+        else:  # the other rows hold what the feature's initializer makes (zeros by default)
+            base = frame.initial_rows(name, value, 0, frame.num_rows)
         idx = B.int_tensor(self._ids, B.device_str(base), "int64")
         frame[name] = B.index_copy(base, idx, value)
 

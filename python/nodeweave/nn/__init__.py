@@ -62,6 +62,11 @@ def _by_tensor(fname: str) -> Callable[..., Any]:
 for _name in _READOUTS:
     globals()[_name] = _by_tensor(_name)
 
+# Graphs from point coordinates (nodeweave.knn_graph ...): like the readouts, they follow their tensor.
+_POINT_GRAPHS = ("knn_graph", "segmented_knn_graph", "radius_graph")
+for _name in _POINT_GRAPHS:
+    globals()[_name] = _by_tensor(_name)
+
 
 def __getattr__(attr: str) -> Any:
     if attr in _backend.BACKENDS:

@@ -70,7 +70,8 @@ class RandomWalkPE(BaseTransform):
 class LapPE(BaseTransform):
     """Stores the Laplacian encoding (:func:`nodeweave.lap_pe`: eigenvectors of the ``k`` smallest
     non-trivial eigenvalues of the normalized Laplacian, random signs), ``(N, k)`` float32, in
-    ``ndata[feat_name]``; the graph must be bidirected.
+    ``ndata[feat_name]``. On a directed graph, the real parts of the eigenvectors, as DGL (see
+    :func:`nodeweave.lap_pe`).
 
     Parameters
     ----------

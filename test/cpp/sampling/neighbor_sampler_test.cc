@@ -284,3 +284,34 @@ TEST(WeightedRows, AliasTablesImplyTheWeights) {
 
 }  // namespace
 }  // namespace nodeweave::sampling
+
+namespace nodeweave::sampling {
+namespace {
+
+// most_picks is what uniform sampling gives exactly (without exclusions or zero weights), and a
+// bound when weights leave fewer edges to pick.
+TEST(SampleNeighbors, MostPicksIsExactForUniformAndABoundOtherwise) {
+  auto g = random_graph(400, 5000, 12);
+  std::vector<int64_t> seeds;
+  for (int64_t v = 0; v < 400; v += 3) seeds.push_back(v);
+  const auto n = static_cast<int64_t>(seeds.size());
+  std::vector<double> w(5000);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<double>(i % 3);  // a third are zero
+  for (bool replace : {false, true}) {
+    for (int64_t fanout : {0, 1, 5, 40, -1}) {
+      if (replace && fanout < 0) continue;
+      NeighborSampleOptions opt;
+      opt.fanout = fanout;
+      opt.replace = replace;
+      opt.key = 5;
+      const int64_t most = most_picks(g->in_csc(), seeds.data(), n, fanout, replace);
+      EXPECT_EQ(sample_neighbors_unchecked(g->in_csc(), seeds.data(), n, opt).size(), most)
+          << "fanout " << fanout << " replace " << replace;
+      opt.weights = host_float64_view(w);
+      EXPECT_LE(sample_neighbors_unchecked(g->in_csc(), seeds.data(), n, opt).size(), most);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nodeweave::sampling

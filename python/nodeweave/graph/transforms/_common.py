@@ -229,12 +229,14 @@ def _adjacency(g: HeteroGraph, fn: str, weights: np.ndarray | None = None) -> sp
     return a
 
 
-def _normalized_laplacian(g: HeteroGraph, fn: str) -> sp.csr_matrix:
-    """``I - D^-1/2 A D^-1/2`` with ``D`` the in-degrees (at least 1), for a bidirected graph."""
+def _normalized_laplacian(g: HeteroGraph, fn: str, bidirected: bool = True) -> sp.csr_matrix:
+    """``I - D^-1/2 A D^-1/2`` with ``D`` the in-degrees (at least 1). ``bidirected``: refuse a
+    directed graph (naming ``fn``); else its Laplacian is not symmetric (``A[u, v]`` counts the
+    edges ``u -> v``)."""
     import scipy.sparse as sp
 
     a = _adjacency(g, fn)
-    if (a != a.T).nnz:
+    if bidirected and (a != a.T).nnz:
         u, v = (x[0] for x in (a != a.T).nonzero())
         raise nwerr.ValueError(f"{fn} needs a bidirected graph (edge u -> v as often as v -> u), but nodes {u} and "
                                f"{v} are joined {int(a[u, v])} time(s) one way and {int(a[v, u])} the other; "

@@ -120,15 +120,22 @@ def to_heterogeneous(g: HeteroGraph, ntypes: Sequence[str], etypes: Sequence[str
     ``ntypes[ndata[ntype_field]]`` and edge types ``etypes[edata[etype_field]]``.
 
     ``etypes`` are names or canonical ``(src_type, etype, dst_type)`` tuples; for a name the
-    source/destination types are inferred from the edges (all edges of one type must agree).
-    Within a type, nodes and edges keep their relative order. Other features are sliced per type;
-    ``ndata['_ID']`` / ``edata['_ID']`` receive the ids in ``g``. ``metagraph`` is ignored.
+    source/destination types are inferred from the edges, one canonical edge type per pair of node
+    types its edges join (as DGL). Canonical edge types are ordered by the indices of their source
+    type, edge type and destination type (as DGL). Within a type, nodes and edges keep their
+    relative order. Other features are sliced per type; ``ndata['_ID']`` / ``edata['_ID']`` receive
+    the ids in ``g``. ``metagraph`` is ignored.
 
     >>> import nodeweave as nw
     >>> hg = nw.heterograph({("user", "plays", "game"): ([0, 1], [0, 0])})
     >>> back = nw.to_heterogeneous(nw.to_homogeneous(hg), hg.ntypes, hg.etypes)
     >>> back.canonical_etypes, [t.tolist() for t in back.edges()]
     ([('user', 'plays', 'game')], [[0, 1], [0, 0]])
+    >>> import nodeweave.core as nc
+    >>> g = nw.graph(([0, 0], [1, 2]))
+    >>> g.ndata[nw.NTYPE], g.edata[nw.ETYPE] = nc.tensor([0, 1, 2]), nc.tensor([0, 0])
+    >>> nw.to_heterogeneous(g, ["user", "TV", "movie"], ["watches"]).canonical_etypes
+    [('user', 'watches', 'TV'), ('user', 'watches', 'movie')]
     """
     _check_graph(g)
     nt0, ct0 = _homo_types(g, "to_heterogeneous") if g._etypes else (g._ntype(None), None)
@@ -153,33 +160,37 @@ def to_heterogeneous(g: HeteroGraph, ntypes: Sequence[str], etypes: Sequence[str
         src, dst = _coo(g, ct0)
         eframe = g._edge_frames[ct0]
         etid = _type_ids(eframe, etype_field, len(etypes), len(src), "edge")
-    coo, eids = {}, {}
+    found = []  # (sort key, canonical etype, edge ids in g)
     for j, et in enumerate(etypes):
         e = np.flatnonzero(etid == j)
-        st, dt = np.unique(ntid[src[e]]), np.unique(ntid[dst[e]])
         if isinstance(et, tuple):
             if len(et) != 3 or et[0] not in num_nodes or et[2] not in num_nodes:
                 raise nwerr.ValueError(f"to_heterogeneous: etypes[{j}] = {et!r} is not a (src_type, etype, "
                                        f"dst_type) triple of the node types {ntypes}")
-            ct = et
+            st, dt = np.unique(ntid[src[e]]), np.unique(ntid[dst[e]])
             if e.size and (st.tolist() != [ntypes.index(et[0])] or dt.tolist() != [ntypes.index(et[2])]):
                 raise nwerr.ValueError(f"to_heterogeneous: edges of type {et!r} join node types "
                                        f"{[ntypes[i] for i in st]} -> {[ntypes[i] for i in dt]}")
+            found.append(((ntypes.index(et[0]), j, ntypes.index(et[2])), et, e))
+            continue
+        if not isinstance(et, str):
+            raise nwerr.TypeError(f"to_heterogeneous: etypes[{j}] must be a name or a canonical triple, "
+                                  f"got {et!r}")
+        if e.size:
+            # One canonical edge type per (source type, destination type) pair the edges join, as
+            # DGL does: an edge type name may join several pairs ('watches': user -> movie, user -> TV).
+            pair = ntid[src[e]] * len(ntypes) + ntid[dst[e]]
+            for p in np.unique(pair):
+                s_t, d_t = divmod(int(p), len(ntypes))
+                found.append(((s_t, j, d_t), (ntypes[s_t], et, ntypes[d_t]), e[pair == p]))
+        elif len(ntypes) == 1:
+            found.append(((0, j, 0), (ntypes[0], et, ntypes[0]), e))
         else:
-            if not isinstance(et, str):
-                raise nwerr.TypeError(f"to_heterogeneous: etypes[{j}] must be a name or a canonical triple, "
-                                      f"got {et!r}")
-            if len(st) > 1 or len(dt) > 1:
-                raise nwerr.ValueError(f"to_heterogeneous: edges of type {et!r} join several node type pairs "
-                                       f"({[ntypes[i] for i in st]} -> {[ntypes[i] for i in dt]}); all edges of "
-                                       "one type must share source and destination types")
-            if e.size:
-                ct = (ntypes[st[0]], et, ntypes[dt[0]])
-            elif len(ntypes) == 1:
-                ct = (ntypes[0], et, ntypes[0])
-            else:
-                raise nwerr.ValueError(f"to_heterogeneous: edge type {et!r} has no edges, so its node types can't "
-                                       "be inferred; pass canonical (src_type, etype, dst_type) tuples")
+            raise nwerr.ValueError(f"to_heterogeneous: edge type {et!r} has no edges, so its node types can't "
+                                   "be inferred; pass canonical (src_type, etype, dst_type) tuples")
+    # Canonical edge types ordered by (source type, edge type, destination type) index, as DGL.
+    coo, eids = {}, {}
+    for _, ct, e in sorted(found, key=lambda f: f[0]):
         if ct in coo:
             raise nwerr.ValueError(f"to_heterogeneous: edge type {ct!r} appears twice in etypes")
         coo[ct] = (local[src[e]], local[dst[e]])

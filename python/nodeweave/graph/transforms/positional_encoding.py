@@ -68,6 +68,23 @@ def random_walk_pe(g: HeteroGraph, k: int, eweight_name: str | None = None) -> A
     return _out(np.stack(cols, 1) if cols else np.zeros((a.shape[0], 0)), g)
 
 
+def _smallest_eigenpairs_directed(lap: sp.csr_matrix, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """For a non-symmetric ``lap`` (a directed graph), as DGL: the ``count`` eigenvalues of smallest
+    real part (ascending) and their eigenvectors, both as real parts. The eigenpairs may be complex;
+    the real part of an eigenvector depends on the solver's choice of its phase, so these vectors
+    are only defined up to that choice."""
+    n = lap.shape[0]
+    if n <= DENSE_EIGEN_LIMIT or count >= n - 1:
+        vals, vecs = np.linalg.eig(lap.toarray())
+    else:
+        from scipy.sparse.linalg import eigs
+
+        start = np.ones(n) / np.sqrt(n)  # a fixed start vector: the same graph gives the same result
+        vals, vecs = eigs(lap, k=count, which="SR", v0=start)
+    order = np.argsort(vals.real, kind="stable")[:count]
+    return vals[order].real, vecs[:, order].real
+
+
 def _smallest_eigenpairs(lap: sp.csr_matrix, count: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``count`` smallest eigenvalues (ascending) of the symmetric ``lap`` and their
     eigenvectors (columns)."""
@@ -92,9 +109,14 @@ def lap_pe(g: HeteroGraph, k: int, padding: bool = False, return_eigval: bool = 
     eigenvectors of the ``k`` smallest non-trivial eigenvalues of the normalized Laplacian
     ``L = I - D^-1/2 A D^-1/2`` (``D``: in-degrees, at least 1), each multiplied by a random sign.
 
-    "Non-trivial" skips the smallest eigenvalue (0 for a graph with edges). The graph must be
-    bidirected (``A`` symmetric). Up to ``DENSE_EIGEN_LIMIT`` nodes the dense eigenproblem is solved
-    exactly, above it a sparse solver finds the ``k + 1`` pairs.
+    "Non-trivial" skips the smallest eigenvalue (0 for a graph with edges). Up to
+    ``DENSE_EIGEN_LIMIT`` nodes the dense eigenproblem is solved exactly, above it a sparse solver
+    finds the ``k + 1`` pairs.
+
+    On a directed graph ``L`` is not symmetric; as DGL, the eigenvalues are then ordered by real
+    part and the result holds the real parts of the (possibly complex) eigenvectors and eigenvalues.
+    Those real parts depend on the phase the eigensolver gives each complex eigenvector, so prefer a
+    bidirected graph (:func:`~nodeweave.to_bidirected`) when the encoding should be well defined.
 
     Parameters
     ----------
@@ -118,13 +140,14 @@ def lap_pe(g: HeteroGraph, k: int, padding: bool = False, return_eigval: bool = 
     """
     _check_graph(g)
     k = _check_k(k, "lap_pe", low=1)
-    lap = _normalized_laplacian(g, "lap_pe")
+    lap = _normalized_laplacian(g, "lap_pe", bidirected=False)
     n = lap.shape[0]
+    eigenpairs = _smallest_eigenpairs if not (lap != lap.T).nnz else _smallest_eigenpairs_directed
     if n <= k and not padding:
         raise nwerr.ValueError(f"lap_pe: k must be smaller than the number of nodes, got k={k} for {n} nodes "
                                "(pass padding=True to pad with zeros)")
     m = min(k, n - 1) if n else 0  # eigenvectors that exist after skipping the trivial one
-    vals, vecs = _smallest_eigenpairs(lap, m + 1) if m > 0 else (np.zeros(0), np.zeros((n, 0)))
+    vals, vecs = eigenpairs(lap, m + 1) if m > 0 else (np.zeros(0), np.zeros((n, 0)))
     vals, vecs = vals[1:m + 1], vecs[:, 1:m + 1]
     signs = numpy_generator().choice(np.array([-1.0, 1.0]), size=m)
     pe = np.zeros((n, k))

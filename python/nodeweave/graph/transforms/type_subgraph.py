@@ -1,7 +1,8 @@
 """Subgraphs by type (DGL's ``dgl.node_type_subgraph`` and ``dgl.edge_type_subgraph``): keep some
 node types with every relation among them, or some relations with their node types. Nodes and
-edges keep their ids; features are carried over (the same tensors, in feature tables of the new
-graph's own).
+edges keep their ids. As in DGL, the subgraph shares the graph's feature tables: a feature set or
+deleted on either shows in the other (like the relation views ``g['plays']``), unless
+``output_device`` moves the subgraph to another device (a copy).
 
 >>> import nodeweave as nw
 >>> g = nw.heterograph({("user", "follows", "user"): ([0, 1], [1, 2]),
@@ -11,6 +12,10 @@ graph's own).
 >>> h = nw.edge_type_subgraph(g, ["plays"])
 >>> h.ntypes, h.num_nodes("user")
 (['game', 'user'], 3)
+>>> import nodeweave.core as nc
+>>> g.nodes["game"].data["x"] = nc.ones(1)
+>>> h.nodes["game"].data["x"].tolist()
+[1.0]
 """
 
 from __future__ import annotations
@@ -39,8 +44,8 @@ def _names(values: Any, what: str, fn: str) -> list:
 def _build(g: HeteroGraph, ntypes: list[str], cts: list[tuple], output_device: Any) -> HeteroGraph:
     sub = HeteroGraph._create({nt: g._num_nodes[nt] for nt in ntypes}, {ct: g._rels[ct] for ct in cts},
                               device=g._device)
-    sub._node_frames = {nt: g._node_frames[nt].clone_shallow() for nt in ntypes}
-    sub._edge_frames = {ct: g._edge_frames[ct].clone_shallow() for ct in cts}
+    sub._node_frames = {nt: g._node_frames[nt] for nt in ntypes}  # shared, as DGL
+    sub._edge_frames = {ct: g._edge_frames[ct] for ct in cts}
     if g._batch_num_nodes is not None:
         sub._batch_num_nodes = {nt: g._batch_num_nodes[nt] for nt in ntypes}
         sub._batch_num_edges = {ct: g._batch_num_edges[ct] for ct in cts}

@@ -45,3 +45,18 @@ from .gt import (BiasedMHA, DegreeEncoder, GraphormerLayer, PathEncoder, Spatial
 __all__ += ["AtomicConv", "DenseChebConv", "DenseGraphConv", "DenseSAGEConv", "EGNNConv", "GroupRevRes", "HGTConv",
             "TWIRLSConv", "TWIRLSUnfoldingAndAttention", "BiasedMHA", "DegreeEncoder", "GraphormerLayer", "PathEncoder",
             "SpatialEncoder", "SpatialEncoder3d"]
+
+# DGL's remaining nn modules: Laplacian positional encoder, edge predictor, point-cloud graphs, set
+# transformer, weighted sum readout, graph-passing Sequential
+from .gt import LapPosEncoder  # noqa: E402
+from .link import EdgePredictor  # noqa: E402
+from .point_graphs import (KNNGraph, SegmentedKNNGraph, RadiusGraph, knn_graph, segmented_knn_graph,  # noqa: E402
+                           radius_graph)
+from .set_transformer import SetTransformerEncoder, SetTransformerDecoder  # noqa: E402
+from .weight_and_sum import WeightAndSum  # noqa: E402
+from .sequential import Sequential  # noqa: E402
+from .explain import GNNExplainer, HeteroGNNExplainer  # noqa: E402
+
+__all__ += ["LapPosEncoder", "EdgePredictor", "KNNGraph", "SegmentedKNNGraph", "RadiusGraph", "knn_graph",
+            "segmented_knn_graph", "radius_graph", "SetTransformerEncoder", "SetTransformerDecoder", "WeightAndSum",
+            "Sequential", "GNNExplainer", "HeteroGNNExplainer"]

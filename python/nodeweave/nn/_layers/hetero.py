@@ -26,8 +26,17 @@ Aggregate = Union[str, Callable[[List[Any], str], Any]]
 _AGGREGATES = ("sum", "max", "min", "mean", "stack")
 
 
-def _reduce_stacked(how: str) -> Callable[[List[Any], str], Optional[Any]]:
-    def agg(tensors: List[Any], dsttype: str) -> Optional[Any]:
+class _StackedAggregate:
+    """Combines the results of the relations arriving at one node type with ``how`` ('sum',
+    'max', 'min', 'mean', or 'stack' along a new dim 1). A module-level class rather than a
+    closure, so that a HeteroGraphConv pickles (``torch.save(conv)``, loader workers)."""
+
+    def __init__(self, how: str) -> None:
+        self.how = how
+        self.__name__ = f"{how}_aggregate"
+
+    def __call__(self, tensors: List[Any], dsttype: str) -> Optional[Any]:
+        how = self.how
         if not tensors:
             return None
         if how == "stack":
@@ -41,8 +50,8 @@ def _reduce_stacked(how: str) -> Callable[[List[Any], str], Optional[Any]]:
             return stacked.mean(0)
         return stacked.amax(0) if how == "max" else stacked.amin(0)
 
-    agg.__name__ = f"{how}_aggregate"
-    return agg
+    def __repr__(self) -> str:
+        return f"{self.how}_aggregate"
 
 
 def _key(k: Any) -> str:
@@ -95,7 +104,7 @@ class HeteroGraphConv(nn.Module):
             if aggregate not in _AGGREGATES:
                 raise nwerr.ValueError(f"HeteroGraphConv: aggregate must be one of {', '.join(_AGGREGATES)} or a "
                                        f"callable, got {aggregate!r}")
-            self.agg_fn = _reduce_stacked(aggregate)
+            self.agg_fn = _StackedAggregate(aggregate)
         elif callable(aggregate):
             self.agg_fn = aggregate
         else:

@@ -3,7 +3,6 @@ Networks on Graphs with Fast Localized Spectral Filtering" (NeurIPS 2016)."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Callable, Optional, Sequence, Union
 
 from nodeweave import function as fn
@@ -96,8 +95,8 @@ class ChebConv(nn.Module):
         """``2 / lambda_max`` as a number or an ``(N, 1)`` tensor (one value per node)."""
         batch = graph.batch_size
         if lambda_max is None:
-            warnings.warn("ChebConv: lambda_max is not provided, using the default value 2 "
-                          "(exact only for bipartite graphs).", stacklevel=3)
+            nwerr.warn("ChebConv: lambda_max is not provided, using the default value 2 "
+                       "(exact only for bipartite graphs).", stacklevel=3)
             return 1.0
         if isinstance(lambda_max, (int, float)):
             return 2.0 / float(lambda_max)

@@ -29,6 +29,21 @@ from nodeweave import errors as nwerr
 __all__ = ["GatedGraphConv"]
 
 
+def _whole_floats_as_ints(etypes: Any) -> Any:
+    """Float edge types holding whole numbers as int64 (DGL accepts ``torch.zeros(E)``); other
+    input unchanged, for :func:`to_numpy_ids` to check."""
+    if isinstance(etypes, T.Tensor) and etypes.dtype.is_floating_point:
+        arr = etypes.detach().cpu().numpy().astype(np.float64)
+    elif isinstance(etypes, np.ndarray) and etypes.dtype.kind == "f":
+        arr = etypes.astype(np.float64)
+    else:
+        return etypes
+    if not np.isfinite(arr).all() or (arr != np.round(arr)).any():
+        raise nwerr.TypeError("GatedGraphConv: etypes must hold whole-number edge type indices, got floats "
+                              "with a fractional part (or inf/nan)")
+    return arr.astype(np.int64)
+
+
 class GatedGraphConv(nn.Module):
     r"""Gated graph convolution::
 
@@ -40,8 +55,9 @@ class GatedGraphConv(nn.Module):
     ``nn.Linear(out_feats, out_feats)`` each, in ``linears``), ``bias`` for the GRU cell. Linear
     weights are Xavier-normal (ReLU gain) with zero bias; the GRU uses torch's init.
 
-    ``forward(graph, feat, etypes=None)``: ``etypes`` is an ``(E,)`` integer tensor of edge types in
-    ``[0, n_etypes)``; it may be left out only when ``n_etypes == 1``. The graph's source and
+    ``forward(graph, feat, etypes=None)``: ``etypes`` is an ``(E,)`` tensor of edge types in
+    ``[0, n_etypes)``, integers or floats holding whole numbers (DGL compares them with ``==``, so
+    ``torch.zeros(E)`` works there; a fractional type raises here); it may be left out only when ``n_etypes == 1``. The graph's source and
     destination nodes must be the same (homogeneous or batched graphs).
 
     >>> import nodeweave as nw, nodeweave.core as nc
@@ -77,7 +93,7 @@ class GatedGraphConv(nn.Module):
                 raise nwerr.ValueError(f"GatedGraphConv: etypes is required when n_etypes > 1 (n_etypes="
                                        f"{self._n_etypes})")
             return None
-        et = to_numpy_ids(etypes, "etypes")
+        et = to_numpy_ids(_whole_floats_as_ints(etypes), "etypes")
         if len(et) != graph.num_edges():
             raise nwerr.ValueError(f"GatedGraphConv: etypes must have one entry per edge ({graph.num_edges()}), "
                                    f"got {len(et)}")

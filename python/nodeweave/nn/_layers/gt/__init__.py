@@ -5,5 +5,7 @@ the structural encodings that make its attention bias. They work on dense, padde
 from .biased_mha import BiasedMHA
 from .encoders import DegreeEncoder, PathEncoder, SpatialEncoder, SpatialEncoder3d
 from .graphormer import GraphormerLayer
+from .lap_pos_encoder import LapPosEncoder
 
-__all__ = ["BiasedMHA", "DegreeEncoder", "GraphormerLayer", "PathEncoder", "SpatialEncoder", "SpatialEncoder3d"]
+__all__ = ["BiasedMHA", "DegreeEncoder", "GraphormerLayer", "LapPosEncoder", "PathEncoder", "SpatialEncoder",
+           "SpatialEncoder3d"]
