@@ -14,8 +14,6 @@ search per root in C++ (``graph/shortest_dist.h``), the roots spread over the th
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from nodeweave import _C, backend

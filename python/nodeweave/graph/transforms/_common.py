@@ -16,7 +16,7 @@ is a plain tree: heterograph <- transforms._common <- transforms.* <- transform_
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +24,9 @@ from nodeweave import backend
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import HeteroGraph, RelationGraph
 from nodeweave import errors as nwerr
+
+if TYPE_CHECKING:  # SciPy is optional: imported where a matrix is built
+    import scipy.sparse as sp
 
 NID = "_ID"
 """Feature name of original node ids (DGL's ``dgl.NID``)."""
