@@ -623,8 +623,8 @@ class HeteroGraph(MessagePassing):
     def edge_ids(self, u: Any, v: Any, return_uv: bool = False, etype: str | tuple | None = None):
         """Ids of the edges ``u[i] -> v[i]``.
 
-        With ``return_uv=False`` one id per pair (the smallest, for multi-edges); a missing edge
-        raises ValueError naming it. With ``return_uv=True`` every matching edge: ``(src, dst, eid)``.
+        With ``return_uv=False`` one id per pair (the smallest, for multi-edges; a Python int for
+        one pair of ints); a missing edge raises ValueError naming it. With ``return_uv=True`` every matching edge: ``(src, dst, eid)``.
         """
         ct, _ = self._rel(etype)
         us, vs, scalar = self._pairs(u, v, ct)
@@ -639,8 +639,8 @@ class HeteroGraph(MessagePassing):
                                    f"(pair {i}{'' if len(self._etypes) == 1 else f' of type {ct!r}'})")
         if not return_uv:
             eid = order[lo]
-            if scalar:
-                return backend.current().int_tensor(eid, self._device, self._idtype_name)[0]
+            if scalar:  # one pair of ints: a Python int, as DGL and the single-node queries give
+                return int(eid[0])
             return self._ids_out(eid)
         counts = hi - lo
         pos = np.repeat(lo - np.concatenate(([0], np.cumsum(counts)[:-1])), counts) + np.arange(counts.sum())

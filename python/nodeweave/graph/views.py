@@ -30,6 +30,8 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 from typing import Any, Iterator
 
+import numpy as np
+
 from nodeweave import backend
 from nodeweave import errors as nwerr
 
@@ -292,7 +294,8 @@ class EdgeView:
                       else (None, key))
         ct = g.to_canonical_etype(etype)
         if isinstance(ids, tuple) and len(ids) == 2:  # (u, v) node pairs
-            ids = backend.current().to_numpy(g.edge_ids(ids[0], ids[1], etype=ct))
+            found = g.edge_ids(ids[0], ids[1], etype=ct)  # an int for one pair of ints
+            ids = np.atleast_1d(found) if isinstance(found, int) else backend.current().to_numpy(found)
         elif isinstance(ids, slice):
             ids = range(g.num_edges(ct))[ids]
         arr, _ = g._edge_ids(ids, ct, "edges[...]")
