@@ -117,3 +117,18 @@ def test_runner_and_the_scripts_own_install_agree(tmp_path):
                        text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "ok True" in p.stdout
+
+
+def test_load_data_and_graph_loader_where_dgl_scripts_look(tmp_path):
+    import argparse
+
+    import nodeweave as nw
+    from nodeweave import data, dataloading
+
+    assert dataloading.GraphDataLoader is data.GraphDataLoader
+    cora = data.load_data(argparse.Namespace(dataset="Cora"))
+    assert cora[0].num_nodes() == 2708 and cora.num_classes == 7
+    with pytest.raises(nw.NodeweaveError, match="args.dataset"):
+        data.load_data(argparse.Namespace())
+    with pytest.raises(ValueError, match="'reddit' is not one nodeweave serves"):
+        data.load_data(argparse.Namespace(dataset="reddit"))

@@ -42,9 +42,10 @@ from nodeweave.data.tu import TUDataset  # noqa: F401
 from nodeweave.data.gin import GINDataset  # noqa: F401
 from nodeweave.data.community import PPINode2VecDataset, DBLPDataset  # noqa: F401
 from nodeweave.data.dataloader import GraphDataLoader, kfold_split  # noqa: F401
+from nodeweave.data.load_data import load_data  # noqa: F401
 
 __all__ = ["DataFormatError", "ChecksumError", "ChecksumUnknownError", "DownloadError", "RemoteFile", "data_dir",
            "Dataset", "Subset", "PlanetoidDataset", "CoraGraphDataset", "CiteseerGraphDataset",
            "PubmedGraphDataset", "KnowledgeGraphDataset", "FB15k237Dataset", "WN18RRDataset", "WN18Dataset",
            "FB15kDataset", "KinshipDataset", "NationsDataset", "UMLSDataset", "AIFBDataset", "TUDataset",
-           "GINDataset", "PPINode2VecDataset", "DBLPDataset", "GraphDataLoader", "kfold_split"]
+           "GINDataset", "PPINode2VecDataset", "DBLPDataset", "GraphDataLoader", "kfold_split", "load_data"]

@@ -15,3 +15,5 @@ from nodeweave.dataloading.edge_prediction import EdgePredictionSampler, as_edge
 from nodeweave.dataloading.cluster_gcn import ClusterGCNSampler  # noqa: E402,F401
 from nodeweave.dataloading.saint import SAINTSampler  # noqa: E402,F401
 from nodeweave.dataloading.shadow import ShaDowKHopSampler  # noqa: E402,F401
+# DGL keeps the graph-classification loader in dgl.dataloading too
+from nodeweave.data.dataloader import GraphDataLoader  # noqa: E402,F401
