@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from typing import Any, List, Sequence, Tuple
 
 import numpy as np
@@ -145,8 +144,8 @@ def _clamped_k(k: int, segs: Sequence[int], exclude_self: bool, fn: str) -> int:
     with a warning when it had to be lowered."""
     room = min(segs) - (1 if exclude_self else 0)
     if k > room:
-        warnings.warn(f"{fn}: k = {k} exceeds the {room} neighbours the smallest point set offers"
-                      f"{' (itself excluded)' if exclude_self else ''}; using k = {room}", stacklevel=3)
+        nwerr.warn(f"{fn}: k = {k} exceeds the {room} neighbours the smallest point set offers"
+                   f"{' (itself excluded)' if exclude_self else ''}; using k = {room}", stacklevel=3)
         return room
     return k
 

@@ -20,7 +20,6 @@ packed ``(num_nodes, D)`` features are padded to ``(batch_size, max_nodes, D)`` 
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, List, Sequence
 
 import numpy as np
@@ -152,9 +151,9 @@ class InducedSetAttentionBlock(nn.Module):
         super().__init__()
         self.m = positive_int(m, "m", "InducedSetAttentionBlock")
         if m == 1:
-            warnings.warn("InducedSetAttentionBlock: with m = 1 the set attends to a single vector, so the query "
-                          "and key projections of mha[1] get no gradient (a softmax over one key is constant)",
-                          stacklevel=2)
+            nwerr.warn("InducedSetAttentionBlock: with m = 1 the set attends to a single vector, so the query "
+                       "and key projections of mha[1] get no gradient (a softmax over one key is constant)",
+                       stacklevel=2)
         self.d_model = d_model
         self.inducing_points = nn.Parameter(T.empty(m, d_model))
         self.mha = nn.ModuleList([MultiHeadAttention(d_model, num_heads, d_head, d_ff, dropouth=dropouth,
@@ -254,8 +253,8 @@ class SetTransformerDecoder(nn.Module):
         self.k = positive_int(k, "k", cls)
         if k == 1 and n_layers > 0:
             # DGL warns in PMALayer; the pooling attention itself is over the set's nodes and learns.
-            warnings.warn(f"{cls}: with k = 1 the SAB layers after pooling attend over a single vector, so their "
-                          "query and key projections get no gradient", stacklevel=2)
+            nwerr.warn(f"{cls}: with k = 1 the SAB layers after pooling attend over a single vector, so their "
+                       "query and key projections get no gradient", stacklevel=2)
         self.pma = PMALayer(k, d_model, num_heads, d_head, d_ff, dropouth=dropouth, dropouta=dropouta)
         self.layers = nn.ModuleList([SetAttentionBlock(d_model, num_heads, d_head, d_ff, dropouth=dropouth,
                                                        dropouta=dropouta) for _ in range(n_layers)])
