@@ -250,6 +250,17 @@ def from_scipy(sp_mat: Any, eweight_name: str | None = None, idtype: Any = None,
     return _finish(g, device)
 
 
+def _node_attr(nx_graph: Any, nodes: Sequence, attr: str, fn: str) -> Any:
+    """The networkx attribute ``attr`` of ``nodes`` (in that order) as one tensor; a node without
+    it raises naming the node."""
+    vals = []
+    for v in nodes:
+        if attr not in nx_graph.nodes[v]:
+            raise nwerr.ValueError(f"{fn}: node {v!r} has no attribute {attr!r}")
+        vals.append(nx_graph.nodes[v][attr])
+    return _stack_attr(vals, f"node attribute {attr!r}")
+
+
 def _stack_attr(values: list, what: str) -> Any:
     B = backend.current()
     try:
@@ -303,13 +314,8 @@ def from_networkx(nx_graph: Any, node_attrs: Sequence[str] | None = None,
     rel = RelationGraph.from_coo(n, n, src, dst, idtype=idtype_name(idtype))
     g = HeteroGraph._create({DEFAULT_NTYPE: n}, {(DEFAULT_NTYPE, DEFAULT_ETYPE, DEFAULT_NTYPE): rel})
     for attr in node_attrs or ():
-        vals = []
-        for v in nodes:
-            if attr not in nx_graph.nodes[v]:
-                raise nwerr.ValueError(f"from_networkx: node {v!r} has no attribute {attr!r}")
-            vals.append(nx_graph.nodes[v][attr])
         if n:
-            g.ndata[attr] = _stack_attr(vals, f"node attribute {attr!r}")
+            g.ndata[attr] = _node_attr(nx_graph, nodes, attr, "from_networkx")
     for attr in edge_attrs or ():
         vals = []
         for u, v, d in edge_list:
@@ -511,13 +517,8 @@ def bipartite_from_networkx(nx_graph: Any, utype: str, etype: str, vtype: str,
     g = HeteroGraph._create({ut: ns, vt: nd} if ut != vt else {ut: ns}, {(ut, et, vt): rel})
     for attrs, nodes, data in ((u_attrs, ordered[0], g.srcdata), (v_attrs, ordered[1], g.dstdata)):
         for attr in attrs or ():
-            vals = []
-            for v in nodes:
-                if attr not in nx_graph.nodes[v]:
-                    raise nwerr.ValueError(f"{fn}: node {v!r} has no attribute {attr!r}")
-                vals.append(nx_graph.nodes[v][attr])
-            if vals:
-                data[attr] = _stack_attr(vals, f"node attribute {attr!r}")
+            if len(nodes):
+                data[attr] = _node_attr(nx_graph, nodes, attr, fn)
     for attr in e_attrs or ():
         vals = [None] * m
         for k, (u, v, d) in enumerate(edge_list):
