@@ -31,6 +31,10 @@ struct Scratch {
 // large graph; issued early, they overlap instead of queuing (measured on R-MAT 2^20).
 constexpr int64_t kRowAhead = 16;
 constexpr int64_t kEmitLag = 8;
+// Weighted rows: the first alias draws of seed i + kDrawAhead are made (and their table entries
+// prefetched) once seed i is picked, so a row's draws no longer wait on their own misses. Below
+// kRowAhead, so the row's offsets and nonzero count are already cached.
+constexpr int64_t kDrawAhead = 8;
 // Seeds per chunk of the parallel loop: small enough that threads stay busy on skewed degrees and
 // the sink's serial work overlaps the sampling, large enough that the prefetch lags fill.
 constexpr int64_t kSeedsPerChunk = 256;
@@ -93,10 +97,42 @@ void exponential_keys(const double* w, int64_t d, int64_t k, CounterRng& rng, Sc
   s.picks.insert(s.picks.end(), s.order.begin(), s.order.end());
 }
 
+// The first `k` alias-table draws of a row of `d` entries (positions and coins, in the order the
+// row's generator gives them), their table entries prefetched.
+template <typename EntryAt>
+void predraw(int64_t d, int64_t k, CounterRng& rng, std::vector<int64_t>& pos,
+             std::vector<double>& coin, const EntryAt& entry_at) {
+  pos.resize(static_cast<size_t>(k));
+  coin.resize(static_cast<size_t>(k));
+  for (int64_t t = 0; t < k; ++t) {
+    const int64_t j = static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(d)));
+    pos[static_cast<size_t>(t)] = j;
+    coin[static_cast<size_t>(t)] = rng.uniform();
+    __builtin_prefetch(&entry_at(j));
+  }
+}
+
+// A seed's first alias draws made ahead of its turn (index: its place in the seed list, -1 when
+// empty) and the row's generator as they left it.
+struct Predrawn {
+  int64_t index = -1;
+  CounterRng rng{0};
+  std::vector<int64_t> pos;
+  std::vector<double> coin;
+};
+
+// The alias entry of position j of the row starting at `begin`: beside the (neighbour, edge id)
+// pair when packed that way.
+inline const AliasEntry& alias_entry(const NeighborSampleOptions& opt, int64_t begin, int64_t j) {
+  const PackedRows* pw = opt.packed && opt.packed->weighted() ? opt.packed : nullptr;
+  return pw ? pw->alias(begin + j) : opt.weighted_rows->entry[static_cast<size_t>(begin + j)];
+}
+
 // Positions (0-based within the row) picked from a row of `d` entries starting at entry `begin`.
+// `pre`: this seed's draws made ahead, or null.
 template <typename Id>
 void pick_row(const Id* eids, int64_t row, int64_t begin, int64_t d, CounterRng& rng,
-              const NeighborSampleOptions& opt, Scratch& s) {
+              const NeighborSampleOptions& opt, Scratch& s, Predrawn* pre) {
   s.picks.clear();
   const int64_t k = opt.fanout;
   const bool weighted = opt.weights.data != nullptr;
@@ -113,12 +149,7 @@ void pick_row(const Id* eids, int64_t row, int64_t begin, int64_t d, CounterRng&
     return;
   }
   if (weighted && opt.weighted_rows && opt.exclude.empty()) {
-    // The row's alias entries: beside the (neighbour, edge id) pairs when packed that way.
-    const PackedRows* pw = opt.packed && opt.packed->weighted() ? opt.packed : nullptr;
-    const AliasEntry* table = opt.weighted_rows->entry.data();
-    auto entry_at = [&](int64_t j) -> const AliasEntry& {
-      return pw ? pw->alias(begin + j) : table[begin + j];
-    };
+    auto entry_at = [&](int64_t j) -> const AliasEntry& { return alias_entry(opt, begin, j); };
     const int64_t nonzero = opt.weighted_rows->nonzero[static_cast<size_t>(row)];
     if (k < 0 || (!opt.replace && k >= nonzero)) {
       if (nonzero == d) {
@@ -131,14 +162,15 @@ void pick_row(const Id* eids, int64_t row, int64_t begin, int64_t d, CounterRng&
     }
     if (nonzero == 0) return;
     // The first k draws are made up front and their table entries prefetched, so that their
-    // cache misses overlap; they are resolved in draw order, so the picks do not change.
-    s.draw_pos.resize(static_cast<size_t>(k));
-    s.draw_coin.resize(static_cast<size_t>(k));
-    for (int64_t t = 0; t < k; ++t) {
-      const int64_t j = static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(d)));
-      s.draw_pos[static_cast<size_t>(t)] = j;
-      s.draw_coin[static_cast<size_t>(t)] = rng.uniform();
-      __builtin_prefetch(&entry_at(j));
+    // cache misses overlap; they are resolved in draw order, so the picks do not change. The seed
+    // loop usually made them kDrawAhead seeds earlier (predraw_row), with the row's generator.
+    if (pre && pre->index >= 0) {
+      rng = pre->rng;
+      s.draw_pos.swap(pre->pos);
+      s.draw_coin.swap(pre->coin);
+      pre->index = -1;
+    } else {
+      predraw(d, k, rng, s.draw_pos, s.draw_coin, entry_at);
     }
     int64_t next = 0;
     auto draw = [&] {
@@ -232,6 +264,26 @@ void sample_typed(const graph::CompressedArrays& adj, const int64_t* seeds, int6
       }
       p.pos = -1;
     };
+    // Ahead draws only where pick_row takes the alias-draw path: weighted rows with a table, no
+    // exclusions, a fanout below the row's nonzero count (or with replacement).
+    const bool draw_ahead = opt.weights.data && opt.weighted_rows && opt.exclude.empty() &&
+                            opt.fanout >= 0;
+    Predrawn ahead[kDrawAhead];
+    auto predraw_row = [&](int64_t i) {
+      Predrawn& p = ahead[i % kDrawAhead];
+      p.index = -1;
+      const int64_t row = seeds[i];
+      const int64_t begin = static_cast<int64_t>(indptr[row]);
+      const int64_t d = static_cast<int64_t>(indptr[row + 1]) - begin;
+      const int64_t nz = nonzero[row];
+      if (nz == 0 || (!opt.replace && opt.fanout >= nz)) return;
+      p.rng = CounterRng(derive_key(opt.key, static_cast<uint64_t>(row)));
+      predraw(d, opt.fanout, p.rng, p.pos, p.coin,
+              [&](int64_t j) -> const AliasEntry& { return alias_entry(opt, begin, j); });
+      p.index = i;
+    };
+    if (draw_ahead)
+      for (int64_t i = b; i < std::min(e, b + kDrawAhead); ++i) predraw_row(i);
     for (int64_t i = b; i < e; ++i) {
       if (i + kRowAhead < e) {
         __builtin_prefetch(indptr + seeds[i + kRowAhead]);
@@ -241,7 +293,13 @@ void sample_typed(const graph::CompressedArrays& adj, const int64_t* seeds, int6
       const int64_t begin = static_cast<int64_t>(indptr[row]);
       const int64_t d = static_cast<int64_t>(indptr[row + 1]) - begin;
       CounterRng rng(derive_key(opt.key, static_cast<uint64_t>(row)));
-      pick_row<Id>(eids, row, begin, d, rng, opt, s);
+      Predrawn* pre = nullptr;
+      if (draw_ahead) {
+        pre = &ahead[i % kDrawAhead];
+        if (pre->index != i) pre = nullptr;
+      }
+      pick_row<Id>(eids, row, begin, d, rng, opt, s, pre);
+      if (draw_ahead && i + kDrawAhead < e) predraw_row(i + kDrawAhead);
       std::sort(s.picks.begin(), s.picks.end());
       if (packed) {
         for (int64_t j : s.picks) __builtin_prefetch(packed->pair_ptr(begin + j));

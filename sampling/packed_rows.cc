@@ -1,6 +1,7 @@
 // Packing a compressed adjacency's (neighbour, edge id) pairs, and alias entries, for the samplers.
 #include "sampling/packed_rows.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "core_framework/runtime/error.h"
@@ -20,10 +21,12 @@ PackedRows PackedRows::pack(const graph::CompressedArrays& adj, const WeightedRo
            "PackedRows: the alias tables were built for another adjacency");
   // Not value-initialised: the parallel fill is the first touch of every page.
   const auto n = static_cast<size_t>(out.size_);
+  const size_t entry_bytes = weighted ? sizeof(PackedWeightedEntry) : sizeof(PackedEntry);
+  out.storage_ = std::make_shared<Storage>(std::max<size_t>(n, 1) * entry_bytes, cpu_device());
   if (weighted)
-    out.weighted_.reset(new PackedWeightedEntry[n]);
+    out.weighted_ = static_cast<PackedWeightedEntry*>(out.storage_->data());
   else
-    out.plain_.reset(new PackedEntry[n]);
+    out.plain_ = static_cast<PackedEntry*>(out.storage_->data());
   graph::dispatch_id(adj.indices.dtype, [&](auto* tag) {
     using Id = std::remove_pointer_t<decltype(tag)>;
     const Id* indices = adj.indices.data<Id>();
