@@ -1,0 +1,142 @@
+// Batch triple scoring: validation, then loops over the model's score_functions.h definitions.
+// Scores run in parallel over triples (each writes its own outputs); the dense-gradient backward
+// runs serially, since triples of a batch share rows. The trainer's sparse, lock-free updates are
+// built on the same per-triple functions.
+#include "sparse/kge/triple_scores.h"
+
+#include "core_framework/runtime/error.h"
+#include "core_framework/runtime/parallel.h"
+
+namespace nodeweave::kge {
+
+namespace {
+
+void check_ids(const char* what, const int64_t* ids, int64_t n, int64_t limit, const char* table) {
+  for (int64_t i = 0; i < n; ++i)
+    NW_CHECK(ids[i] >= 0 && ids[i] < limit, IndexError, what, "[", i, "] = ", ids[i],
+             " is out of range for ", limit, " ", table);
+}
+
+template <typename T>
+void check(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri) {
+  NW_CHECK(spec.dim > 0, ValueError, "dim must be positive, got ", spec.dim);
+  NW_CHECK(tri.n >= 0, ValueError, "the triple count must be non-negative, got ", tri.n);
+  check_ids("head", tri.head, tri.n, tab.num_entities, "entities");
+  check_ids("tail", tri.tail, tri.n, tab.num_entities, "entities");
+  check_ids("relation", tri.rel, tri.n, tab.num_relations, "relations");
+}
+
+void check_negatives(const Triples& tri, const NegativeSpec& neg, int64_t num_entities) {
+  NW_CHECK(neg.chunk_size > 0, ValueError, "chunk_size must be positive, got ", neg.chunk_size);
+  NW_CHECK(tri.n % neg.chunk_size == 0, ValueError, "chunk_size ", neg.chunk_size,
+           " must divide the number of triples ", tri.n);
+  NW_CHECK(neg.k >= 0, ValueError, "the negative count must be non-negative, got ", neg.k);
+  check_ids("negatives", neg.entities, tri.n / neg.chunk_size * neg.k, num_entities, "entities");
+}
+
+struct Rows {
+  int64_t ew, rw;
+};
+
+Rows widths(const ScoreSpec& spec) {
+  return {entity_width(spec.model, spec.dim), relation_width(spec.model, spec.dim)};
+}
+
+}  // namespace
+
+template <typename T>
+void score_triples(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri, T* out) {
+  check(spec, tab, tri);
+  const Rows w = widths(spec);
+  const T gamma = static_cast<T>(spec.gamma);
+  visit_model(spec.model, [&](auto model) {
+    using M = decltype(model);
+    parallel_for(0, tri.n, 256, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        out[i] = M::score(tab.entity + tri.head[i] * w.ew, tab.relation + tri.rel[i] * w.rw,
+                          tab.entity + tri.tail[i] * w.ew, spec.dim, gamma);
+    });
+  });
+}
+
+template <typename T>
+void score_negatives(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri,
+                     const NegativeSpec& neg, T* out) {
+  check(spec, tab, tri);
+  check_negatives(tri, neg, tab.num_entities);
+  const Rows w = widths(spec);
+  const T gamma = static_cast<T>(spec.gamma);
+  visit_model(spec.model, [&](auto model) {
+    using M = decltype(model);
+    parallel_for(0, tri.n, 16, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t* negs = neg.entities + (i / neg.chunk_size) * neg.k;
+        const T* h = tab.entity + tri.head[i] * w.ew;
+        const T* r = tab.relation + tri.rel[i] * w.rw;
+        const T* t = tab.entity + tri.tail[i] * w.ew;
+        for (int64_t j = 0; j < neg.k; ++j) {
+          const T* x = tab.entity + negs[j] * w.ew;
+          out[i * neg.k + j] = neg.corrupt == Corrupt::Head ? M::score(x, r, t, spec.dim, gamma)
+                                                            : M::score(h, r, x, spec.dim, gamma);
+        }
+      }
+    });
+  });
+}
+
+template <typename T>
+void backward_triples(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri, const T* grad,
+                      const Grads<T>& grads) {
+  check(spec, tab, tri);
+  const Rows w = widths(spec);
+  const T gamma = static_cast<T>(spec.gamma);
+  visit_model(spec.model, [&](auto model) {
+    using M = decltype(model);
+    for (int64_t i = 0; i < tri.n; ++i) {
+      if (grad[i] == 0) continue;
+      M::backward(tab.entity + tri.head[i] * w.ew, tab.relation + tri.rel[i] * w.rw,
+                  tab.entity + tri.tail[i] * w.ew, spec.dim, gamma, grad[i],
+                  grads.entity + tri.head[i] * w.ew, grads.relation + tri.rel[i] * w.rw,
+                  grads.entity + tri.tail[i] * w.ew);
+    }
+  });
+}
+
+template <typename T>
+void backward_negatives(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri,
+                        const NegativeSpec& neg, const T* grad, const Grads<T>& grads) {
+  check(spec, tab, tri);
+  check_negatives(tri, neg, tab.num_entities);
+  const Rows w = widths(spec);
+  const T gamma = static_cast<T>(spec.gamma);
+  visit_model(spec.model, [&](auto model) {
+    using M = decltype(model);
+    for (int64_t i = 0; i < tri.n; ++i) {
+      const int64_t* negs = neg.entities + (i / neg.chunk_size) * neg.k;
+      const int64_t hi = tri.head[i], ri = tri.rel[i], ti = tri.tail[i];
+      for (int64_t j = 0; j < neg.k; ++j) {
+        const T g = grad[i * neg.k + j];
+        if (g == 0) continue;
+        const int64_t h = neg.corrupt == Corrupt::Head ? negs[j] : hi;
+        const int64_t t = neg.corrupt == Corrupt::Tail ? negs[j] : ti;
+        M::backward(tab.entity + h * w.ew, tab.relation + ri * w.rw, tab.entity + t * w.ew, spec.dim,
+                    gamma, g, grads.entity + h * w.ew, grads.relation + ri * w.rw,
+                    grads.entity + t * w.ew);
+      }
+    }
+  });
+}
+
+#define NW_KGE_INSTANTIATE(T)                                                                      \
+  template void score_triples<T>(const ScoreSpec&, const Tables<T>&, const Triples&, T*);          \
+  template void score_negatives<T>(const ScoreSpec&, const Tables<T>&, const Triples&,             \
+                                   const NegativeSpec&, T*);                                        \
+  template void backward_triples<T>(const ScoreSpec&, const Tables<T>&, const Triples&, const T*, \
+                                    const Grads<T>&);                                               \
+  template void backward_negatives<T>(const ScoreSpec&, const Tables<T>&, const Triples&,          \
+                                      const NegativeSpec&, const T*, const Grads<T>&);
+NW_KGE_INSTANTIATE(float)
+NW_KGE_INSTANTIATE(double)
+#undef NW_KGE_INSTANTIATE
+
+}  // namespace nodeweave::kge
