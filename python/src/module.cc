@@ -71,4 +71,5 @@ PYBIND11_MODULE(_C, m) {
   bind_negative_sampling(sampling);
   bind_random_walks(sampling);
   bind_subgraph_samplers(sampling);
+  bind_kge(m);
 }

@@ -17,14 +17,18 @@ void check_ids(const char* what, const int64_t* ids, int64_t n, int64_t limit, c
              " is out of range for ", limit, " ", table);
 }
 
+}  // namespace
+
 template <typename T>
-void check(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri) {
+void check_triples(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri) {
   NW_CHECK(spec.dim > 0, ValueError, "dim must be positive, got ", spec.dim);
   NW_CHECK(tri.n >= 0, ValueError, "the triple count must be non-negative, got ", tri.n);
   check_ids("head", tri.head, tri.n, tab.num_entities, "entities");
   check_ids("tail", tri.tail, tri.n, tab.num_entities, "entities");
   check_ids("relation", tri.rel, tri.n, tab.num_relations, "relations");
 }
+
+namespace {
 
 void check_negatives(const Triples& tri, const NegativeSpec& neg, int64_t num_entities) {
   NW_CHECK(neg.chunk_size > 0, ValueError, "chunk_size must be positive, got ", neg.chunk_size);
@@ -46,7 +50,7 @@ Rows widths(const ScoreSpec& spec) {
 
 template <typename T>
 void score_triples(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri, T* out) {
-  check(spec, tab, tri);
+  check_triples(spec, tab, tri);
   const Rows w = widths(spec);
   const T gamma = static_cast<T>(spec.gamma);
   visit_model(spec.model, [&](auto model) {
@@ -62,7 +66,7 @@ void score_triples(const ScoreSpec& spec, const Tables<T>& tab, const Triples& t
 template <typename T>
 void score_negatives(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri,
                      const NegativeSpec& neg, T* out) {
-  check(spec, tab, tri);
+  check_triples(spec, tab, tri);
   check_negatives(tri, neg, tab.num_entities);
   const Rows w = widths(spec);
   const T gamma = static_cast<T>(spec.gamma);
@@ -87,7 +91,7 @@ void score_negatives(const ScoreSpec& spec, const Tables<T>& tab, const Triples&
 template <typename T>
 void backward_triples(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri, const T* grad,
                       const Grads<T>& grads) {
-  check(spec, tab, tri);
+  check_triples(spec, tab, tri);
   const Rows w = widths(spec);
   const T gamma = static_cast<T>(spec.gamma);
   visit_model(spec.model, [&](auto model) {
@@ -105,7 +109,7 @@ void backward_triples(const ScoreSpec& spec, const Tables<T>& tab, const Triples
 template <typename T>
 void backward_negatives(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri,
                         const NegativeSpec& neg, const T* grad, const Grads<T>& grads) {
-  check(spec, tab, tri);
+  check_triples(spec, tab, tri);
   check_negatives(tri, neg, tab.num_entities);
   const Rows w = widths(spec);
   const T gamma = static_cast<T>(spec.gamma);
@@ -128,6 +132,7 @@ void backward_negatives(const ScoreSpec& spec, const Tables<T>& tab, const Tripl
 }
 
 #define NW_KGE_INSTANTIATE(T)                                                                      \
+  template void check_triples<T>(const ScoreSpec&, const Tables<T>&, const Triples&);              \
   template void score_triples<T>(const ScoreSpec&, const Tables<T>&, const Triples&, T*);          \
   template void score_negatives<T>(const ScoreSpec&, const Tables<T>&, const Triples&,             \
                                    const NegativeSpec&, T*);                                        \

@@ -50,6 +50,10 @@ struct NegativeSpec {
   Corrupt corrupt = Corrupt::Tail;
 };
 
+// ValueError / IndexError naming the argument unless the spec is valid and every id is in range.
+template <typename T>
+void check_triples(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri);
+
 // out[i] = score of triple i.
 template <typename T>
 void score_triples(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri, T* out);
