@@ -3,8 +3,10 @@
 // of the tables' dtype. The GIL is released while the kernels run.
 #include <optional>
 
+#include "graph_arrays.h"
 #include "py_convert.h"
 #include "sparse/kge/filtered_ranking.h"
+#include "sparse/kge/trainer.h"
 #include "sparse/kge/triple_scores.h"
 
 namespace nodeweave::py {
@@ -91,6 +93,26 @@ NegativeArrays negatives_arg(pyb::handle negatives, int64_t chunk_size, const st
   NegativeArrays out{ids_arg(a.attr("reshape")(-1), "negatives"), {}};
   out.spec = {chunk_size, out.ids.data(), static_cast<int64_t>(a.shape(1)), corrupt_arg(corrupt)};
   return out;
+}
+
+std::vector<int64_t> id_vector(pyb::handle obj, const char* name) {
+  const IdArray a = ids_arg(obj, name);
+  return {a.data(), a.data() + a.size()};
+}
+
+// A float32 array's values (any shape) copied into a vector; empty for None.
+std::vector<float> float_vector(pyb::handle obj, const char* name) {
+  if (obj.is_none()) return {};
+  const pyb::array a = pyb::array::ensure(obj);
+  NW_CHECK(a && a.dtype().is(pyb::dtype::of<float>()), TypeError, name, " must be a float32 array");
+  const auto f = pyb::array_t<float, pyb::array::c_style>::ensure(a);
+  return {f.data(), f.data() + f.size()};
+}
+
+// A (rows, width) NumPy view of a trainer's vector; `owner` (the Python trainer) keeps it alive.
+pyb::array table_view(std::vector<float>& v, int64_t width, pyb::handle owner) {
+  const auto w = static_cast<pyb::ssize_t>(width);
+  return pyb::array_t<float>({static_cast<pyb::ssize_t>(v.size()) / w, w}, v.data(), owner);
 }
 
 }  // namespace
@@ -189,6 +211,93 @@ void bind_kge(pyb::module_& root) {
       pyb::arg("chunk_size") = 1, pyb::arg("corrupt") = "tail", pyb::arg("grad_negatives") = pyb::none(),
       "(d entity, d relation): dense gradients of sum(grad * scores) (+ sum(grad_negatives * "
       "negative scores)).");
+
+  pyb::class_<kge::Trainer>(m, "Trainer", "The C++ training loop (sparse/kge/trainer.h).")
+      .def(pyb::init([](const std::string& model, int64_t dim, double gamma, const std::string& loss,
+                        double margin, double adversarial_temperature, const std::string& optimizer,
+                        double lr, int64_t batch_size, int64_t neg_sample_size, int64_t neg_chunk_size,
+                        bool neg_deg_sample, double reg_coef, int64_t reg_norm, uint64_t seed, int threads,
+                        pyb::handle head, pyb::handle rel, pyb::handle tail, int64_t num_entities,
+                        int64_t num_relations, pyb::handle entity, pyb::handle relation,
+                        pyb::handle entity_opt, pyb::handle relation_opt, int64_t step) {
+             kge::TrainConfig c;
+             c.score = spec_arg(model, dim, gamma);
+             c.loss = {kge::parse_loss(loss), margin, adversarial_temperature};
+             c.optimizer.kind = kge::parse_optimizer(optimizer);
+             c.optimizer.lr = lr;
+             c.batch_size = batch_size;
+             c.neg_sample_size = neg_sample_size;
+             c.neg_chunk_size = neg_chunk_size;
+             c.neg_deg_sample = neg_deg_sample;
+             c.reg_coef = reg_coef;
+             c.reg_norm = reg_norm;
+             c.seed = seed;
+             c.threads = threads;
+             kge::TrainState st;
+             st.entity = float_vector(entity, "entity");
+             st.relation = float_vector(relation, "relation");
+             st.entity_opt = float_vector(entity_opt, "entity_opt");
+             st.relation_opt = float_vector(relation_opt, "relation_opt");
+             st.step = step;
+             return new kge::Trainer(c, id_vector(head, "head"), id_vector(rel, "relation"),
+                                     id_vector(tail, "tail"), num_entities, num_relations, std::move(st));
+           }),
+           pyb::arg("model"), pyb::arg("dim"), pyb::arg("gamma"), pyb::arg("loss"), pyb::arg("margin"),
+           pyb::arg("adversarial_temperature"), pyb::arg("optimizer"), pyb::arg("lr"),
+           pyb::arg("batch_size"), pyb::arg("neg_sample_size"), pyb::arg("neg_chunk_size"),
+           pyb::arg("neg_deg_sample"), pyb::arg("reg_coef"), pyb::arg("reg_norm"), pyb::arg("seed"),
+           pyb::arg("threads"), pyb::arg("head"), pyb::arg("rel"), pyb::arg("tail"),
+           pyb::arg("num_entities"), pyb::arg("num_relations"), pyb::arg("entity"), pyb::arg("relation"),
+           pyb::arg("entity_opt") = pyb::none(), pyb::arg("relation_opt") = pyb::none(),
+           pyb::arg("step") = 0)
+      .def(
+          "run",
+          [](kge::Trainer& self, int64_t steps) {
+            std::vector<double> losses;
+            {
+              pyb::gil_scoped_release nogil;
+              losses = self.run(steps);
+            }
+            return pyb::array_t<double>(static_cast<pyb::ssize_t>(losses.size()), losses.data());
+          },
+          pyb::arg("steps"), "Runs `steps` more steps; returns each step's loss.")
+      .def_property_readonly("entity", [](pyb::object self) {
+        auto& t = self.cast<kge::Trainer&>();
+        return table_view(t.state().entity, t.entity_width(), self);
+      })
+      .def_property_readonly("relation", [](pyb::object self) {
+        auto& t = self.cast<kge::Trainer&>();
+        return table_view(t.state().relation, t.relation_width(), self);
+      })
+      .def_property_readonly("entity_opt", [](pyb::object self) {
+        auto& t = self.cast<kge::Trainer&>();
+        return table_view(t.state().entity_opt,
+                          kge::optimizer_state_width(t.config().optimizer.kind, t.entity_width()), self);
+      })
+      .def_property_readonly("relation_opt", [](pyb::object self) {
+        auto& t = self.cast<kge::Trainer&>();
+        return table_view(t.state().relation_opt,
+                          kge::optimizer_state_width(t.config().optimizer.kind, t.relation_width()), self);
+      })
+      .def(
+          "batch",
+          [](const kge::Trainer& self, int64_t s) {
+            NW_CHECK(s >= 0, ValueError, "step must be >= 0, got ", s);
+            kge::Batch b = self.batch(s);
+            const kge::TrainConfig& c = self.config();
+            const auto kt = static_cast<pyb::ssize_t>(c.neg_sample_size * (c.neg_deg_sample ? 2 : 1));
+            const auto chunks = static_cast<pyb::ssize_t>(c.batch_size / self.chunk_size());
+            pyb::array_t<int64_t> negs({chunks, kt});
+            std::copy(b.negatives.begin(), b.negatives.end(), negs.mutable_data());
+            return pyb::make_tuple(vector_to_numpy(std::move(b.head)), vector_to_numpy(std::move(b.rel)),
+                                   vector_to_numpy(std::move(b.tail)), negs,
+                                   b.corrupt_head ? "head" : "tail");
+          },
+          pyb::arg("step"),
+          "(head, rel, tail, negatives (chunks, k), corrupted side): the draws of step `step`.")
+      .def_property_readonly("step", [](kge::Trainer& t) { return t.state().step; })
+      .def_property_readonly("steps_per_epoch", &kge::Trainer::steps_per_epoch)
+      .def_property_readonly("chunk_size", &kge::Trainer::chunk_size);
 
   m.def(
       "filtered_ranks",
