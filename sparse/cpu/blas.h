@@ -1,4 +1,5 @@
-// Internal to sparse/cpu: a typed row-major GEMM over OpenBLAS, C = alpha op(A) op(B) + beta C.
+// Internal to sparse/ (the CPU kernels and sparse/kge): a typed row-major GEMM over OpenBLAS,
+// C = alpha op(A) op(B) + beta C.
 #pragma once
 #include <cblas.h>
 

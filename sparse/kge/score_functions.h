@@ -16,11 +16,21 @@
 //   RotatE           entity [re (d), im (d)]   relation [phase (d), radians]
 //   SimplE           entity [head (d), tail (d)] relation [r (d), r_inverse (d)]
 //   PairRE           entity [e (d)]            relation [r_head (d), r_tail (d)]
+//
+// Negatives: scoring a triple against many candidate heads or tails is cheaper through a *query*
+// where a model has one: score(h, r, x) = compare(query_tail(h, r), x) and
+// score(x, r, t) = compare(query_head(r, t), x), with `compare` a dot product (+ nothing) or
+// gamma minus an L1, L2 or complex-modulus distance. A chunk's scores against its shared negatives
+// are then one GEMM (dot, L2) or one tight loop (L1), and the query's own gradient is taken once per
+// triple (chunk_scores.h). Models whose score does not factor that way (TransR, SimplE's clipping,
+// PairRE's normalised entities) declare Compare::Direct and are scored pair by pair.
 #pragma once
 #include <cmath>
 #include <cstdint>
 
 namespace nodeweave::kge {
+
+enum class Compare { Direct, Dot, L1, L2, ComplexL1 };
 
 namespace detail {
 template <typename T>
@@ -34,6 +44,30 @@ template <int P>
 struct TransE {
   static int64_t entity_width(int64_t d) { return d; }
   static int64_t relation_width(int64_t d) { return d; }
+  static constexpr Compare kCompare = P == 1 ? Compare::L1 : Compare::L2;
+  // h + r - x = (h + r) - x;  x + r - t = x - (t - r)
+  template <typename T>
+  static void query_tail(const T* h, const T* r, int64_t d, T* q) {
+    for (int64_t i = 0; i < d; ++i) q[i] = h[i] + r[i];
+  }
+  template <typename T>
+  static void query_head(const T* r, const T* t, int64_t d, T* q) {
+    for (int64_t i = 0; i < d; ++i) q[i] = t[i] - r[i];
+  }
+  template <typename T>
+  static void query_tail_backward(const T*, const T*, int64_t d, const T* dq, T* dh, T* dr) {
+    for (int64_t i = 0; i < d; ++i) {
+      dh[i] += dq[i];
+      dr[i] += dq[i];
+    }
+  }
+  template <typename T>
+  static void query_head_backward(const T*, const T*, int64_t d, const T* dq, T* dr, T* dt) {
+    for (int64_t i = 0; i < d; ++i) {
+      dt[i] += dq[i];
+      dr[i] -= dq[i];
+    }
+  }
   template <typename T>
   static T score(const T* h, const T* r, const T* t, int64_t d, T gamma) {
     T acc = 0;
@@ -70,6 +104,7 @@ struct TransE {
 struct TransR {
   static int64_t entity_width(int64_t d) { return d; }
   static int64_t relation_width(int64_t d) { return d + d * d; }
+  static constexpr Compare kCompare = Compare::Direct;
   // v = M (h - t) + r
   template <typename T>
   static T residual(const T* h, const T* r, const T* t, int64_t d, int64_t i) {
@@ -106,6 +141,38 @@ struct TransR {
 struct Rescal {
   static int64_t entity_width(int64_t d) { return d; }
   static int64_t relation_width(int64_t d) { return d * d; }
+  static constexpr Compare kCompare = Compare::Dot;
+  // h^T M x = (M^T h) . x;  x^T M t = x . (M t)
+  template <typename T>
+  static void query_tail(const T* h, const T* r, int64_t d, T* q) {
+    for (int64_t j = 0; j < d; ++j) q[j] = 0;
+    for (int64_t i = 0; i < d; ++i)
+      for (int64_t j = 0; j < d; ++j) q[j] += h[i] * r[i * d + j];
+  }
+  template <typename T>
+  static void query_head(const T* r, const T* t, int64_t d, T* q) {
+    for (int64_t i = 0; i < d; ++i) {
+      T acc = 0;
+      for (int64_t j = 0; j < d; ++j) acc += r[i * d + j] * t[j];
+      q[i] = acc;
+    }
+  }
+  template <typename T>
+  static void query_tail_backward(const T* h, const T* r, int64_t d, const T* dq, T* dh, T* dr) {
+    for (int64_t i = 0; i < d; ++i)
+      for (int64_t j = 0; j < d; ++j) {
+        dh[i] += r[i * d + j] * dq[j];
+        dr[i * d + j] += h[i] * dq[j];
+      }
+  }
+  template <typename T>
+  static void query_head_backward(const T* r, const T* t, int64_t d, const T* dq, T* dr, T* dt) {
+    for (int64_t i = 0; i < d; ++i)
+      for (int64_t j = 0; j < d; ++j) {
+        dt[j] += r[i * d + j] * dq[i];
+        dr[i * d + j] += dq[i] * t[j];
+      }
+  }
   template <typename T>
   static T score(const T* h, const T* r, const T* t, int64_t d, T /*gamma*/) {
     T acc = 0;
@@ -135,6 +202,26 @@ struct Rescal {
 struct DistMult {
   static int64_t entity_width(int64_t d) { return d; }
   static int64_t relation_width(int64_t d) { return d; }
+  static constexpr Compare kCompare = Compare::Dot;
+  template <typename T>
+  static void query_tail(const T* h, const T* r, int64_t d, T* q) {
+    for (int64_t i = 0; i < d; ++i) q[i] = h[i] * r[i];
+  }
+  template <typename T>
+  static void query_head(const T* r, const T* t, int64_t d, T* q) {
+    query_tail(r, t, d, q);
+  }
+  template <typename T>
+  static void query_tail_backward(const T* h, const T* r, int64_t d, const T* dq, T* dh, T* dr) {
+    for (int64_t i = 0; i < d; ++i) {
+      dh[i] += dq[i] * r[i];
+      dr[i] += dq[i] * h[i];
+    }
+  }
+  template <typename T>
+  static void query_head_backward(const T* r, const T* t, int64_t d, const T* dq, T* dr, T* dt) {
+    query_tail_backward(t, r, d, dq, dt, dr);
+  }
   template <typename T>
   static T score(const T* h, const T* r, const T* t, int64_t d, T /*gamma*/) {
     T acc = 0;
@@ -156,6 +243,43 @@ struct DistMult {
 struct ComplEx {
   static int64_t entity_width(int64_t d) { return 2 * d; }
   static int64_t relation_width(int64_t d) { return 2 * d; }
+  static constexpr Compare kCompare = Compare::Dot;
+  // Re(h r conj(x)) = (Re hr, Im hr) . (Re x, Im x);  Re(x r conj(t)) = (Re w, -Im w) . x with
+  // w = r conj(t)
+  template <typename T>
+  static void query_tail(const T* h, const T* r, int64_t d, T* q) {
+    for (int64_t i = 0; i < d; ++i) {
+      q[i] = h[i] * r[i] - h[d + i] * r[d + i];
+      q[d + i] = h[i] * r[d + i] + h[d + i] * r[i];
+    }
+  }
+  template <typename T>
+  static void query_head(const T* r, const T* t, int64_t d, T* q) {
+    for (int64_t i = 0; i < d; ++i) {
+      q[i] = r[i] * t[i] + r[d + i] * t[d + i];
+      q[d + i] = r[i] * t[d + i] - r[d + i] * t[i];
+    }
+  }
+  template <typename T>
+  static void query_tail_backward(const T* h, const T* r, int64_t d, const T* dq, T* dh, T* dr) {
+    for (int64_t i = 0; i < d; ++i) {
+      const T a = h[i], b = h[d + i], c = r[i], e = r[d + i], gx = dq[i], gy = dq[d + i];
+      dh[i] += gx * c + gy * e;
+      dh[d + i] += -gx * e + gy * c;
+      dr[i] += gx * a + gy * b;
+      dr[d + i] += -gx * b + gy * a;
+    }
+  }
+  template <typename T>
+  static void query_head_backward(const T* r, const T* t, int64_t d, const T* dq, T* dr, T* dt) {
+    for (int64_t i = 0; i < d; ++i) {
+      const T c = r[i], e = r[d + i], x = t[i], y = t[d + i], gx = dq[i], gy = dq[d + i];
+      dr[i] += gx * x + gy * y;
+      dr[d + i] += gx * y - gy * x;
+      dt[i] += gx * c - gy * e;
+      dt[d + i] += gx * e + gy * c;
+    }
+  }
   template <typename T>
   static T score(const T* h, const T* r, const T* t, int64_t d, T /*gamma*/) {
     T acc = 0;
@@ -184,6 +308,44 @@ struct ComplEx {
 struct RotatE {
   static int64_t entity_width(int64_t d) { return 2 * d; }
   static int64_t relation_width(int64_t d) { return d; }
+  static constexpr Compare kCompare = Compare::ComplexL1;
+  // |h e^{i p} - x| = |q - x|, q = h e^{i p};  |x e^{i p} - t| = |x - t e^{-i p}| (a unit rotation)
+  template <typename T>
+  static void query_tail(const T* h, const T* r, int64_t d, T* q) {
+    for (int64_t i = 0; i < d; ++i) {
+      const T c = std::cos(r[i]), s = std::sin(r[i]);
+      q[i] = h[i] * c - h[d + i] * s;
+      q[d + i] = h[i] * s + h[d + i] * c;
+    }
+  }
+  template <typename T>
+  static void query_head(const T* r, const T* t, int64_t d, T* q) {
+    for (int64_t i = 0; i < d; ++i) {
+      const T c = std::cos(r[i]), s = std::sin(r[i]);
+      q[i] = t[i] * c + t[d + i] * s;
+      q[d + i] = -t[i] * s + t[d + i] * c;
+    }
+  }
+  template <typename T>
+  static void query_tail_backward(const T* h, const T* r, int64_t d, const T* dq, T* dh, T* dr) {
+    for (int64_t i = 0; i < d; ++i) {
+      const T a = h[i], b = h[d + i], c = std::cos(r[i]), s = std::sin(r[i]);
+      const T gx = dq[i], gy = dq[d + i];
+      dh[i] += gx * c + gy * s;
+      dh[d + i] += -gx * s + gy * c;
+      dr[i] += gx * (-a * s - b * c) + gy * (a * c - b * s);
+    }
+  }
+  template <typename T>
+  static void query_head_backward(const T* r, const T* t, int64_t d, const T* dq, T* dr, T* dt) {
+    for (int64_t i = 0; i < d; ++i) {
+      const T x = t[i], y = t[d + i], c = std::cos(r[i]), s = std::sin(r[i]);
+      const T gx = dq[i], gy = dq[d + i];
+      dt[i] += gx * c - gy * s;
+      dt[d + i] += gx * s + gy * c;
+      dr[i] += gx * (-x * s + y * c) + gy * (-x * c - y * s);
+    }
+  }
   template <typename T>
   static T score(const T* h, const T* r, const T* t, int64_t d, T gamma) {
     T acc = 0;
@@ -217,6 +379,7 @@ struct RotatE {
 // (<h_head, r, t_tail> + <t_head, r_inverse, h_tail>) / 2, clipped to [-20, 20] as the authors'
 // implementation does (Kazemi & Poole, 2018); no gradient where clipped.
 struct SimplE {
+  static constexpr Compare kCompare = Compare::Direct;
   static constexpr double kClip = 20;
   static int64_t entity_width(int64_t d) { return 2 * d; }
   static int64_t relation_width(int64_t d) { return 2 * d; }
@@ -250,6 +413,7 @@ struct SimplE {
 
 // gamma - || h/|h| * r_head - t/|t| * r_tail ||_1 (Chao et al., 2021: entities on the unit sphere).
 struct PairRE {
+  static constexpr Compare kCompare = Compare::Direct;
   static int64_t entity_width(int64_t d) { return d; }
   static int64_t relation_width(int64_t d) { return 2 * d; }
   template <typename T>

@@ -9,6 +9,7 @@
 #include "core_framework/runtime/error.h"
 #include "core_framework/runtime/generator.h"
 #include "core_framework/runtime/parallel.h"
+#include "sparse/kge/chunk_scores.h"
 #include "sparse/kge/keyed_permutation.h"
 
 namespace nodeweave::kge {
@@ -51,6 +52,10 @@ struct Trainer::Scratch {
   LocalIds ents, rels;
   std::vector<int64_t> local_h, local_r, local_t, local_neg;
   std::vector<float> grad_e, grad_r, neg_scores, neg_grads;
+  // One chunk's rows (table and gradient) as chunk_scores.h takes them.
+  std::vector<const float*> ph, pr, pt, pn;
+  std::vector<float*> gh, gr, gt, gn;
+  ChunkWork<float> work;
 };
 
 Trainer::Trainer(TrainConfig config, std::vector<int64_t> head, std::vector<int64_t> rel,
@@ -163,8 +168,12 @@ double Trainer::step(int64_t s, Scratch& w) {
   const auto ne = static_cast<int64_t>(w.ents.ids.size()), nr = static_cast<int64_t>(w.rels.ids.size());
   w.grad_e.assign(static_cast<size_t>(ne * ew_), 0.f);
   w.grad_r.assign(static_cast<size_t>(nr * rw_), 0.f);
-  w.neg_scores.resize(static_cast<size_t>(kt));
-  w.neg_grads.resize(static_cast<size_t>(kt));
+  w.neg_scores.resize(static_cast<size_t>(chunk_ * kt));
+  w.neg_grads.resize(static_cast<size_t>(chunk_ * kt));
+  for (auto* v : {&w.ph, &w.pr, &w.pt}) v->resize(static_cast<size_t>(chunk_));
+  for (auto* v : {&w.gh, &w.gr, &w.gt}) v->resize(static_cast<size_t>(chunk_));
+  w.pn.resize(static_cast<size_t>(kt));
+  w.gn.resize(static_cast<size_t>(kt));
 
   const float* E = state_.entity.data();
   const float* R = state_.relation.data();
@@ -174,34 +183,36 @@ double Trainer::step(int64_t s, Scratch& w) {
   double loss = 0;
   visit_model(c.score.model, [&](auto model) {
     using M = decltype(model);
-    for (int64_t b = 0; b < B; ++b) {
-      const size_t ub = static_cast<size_t>(b);
-      const float* h = E + w.h[ub] * ew_;
-      const float* r = R + w.r[ub] * rw_;
-      const float* t = E + w.t[ub] * ew_;
-      const int64_t* negs = w.negatives.data() + (b / chunk_) * kt;
-      const int64_t* lnegs = w.local_neg.data() + (b / chunk_) * kt;
-      const float pos = M::score(h, r, t, d, gamma);
-      for (int64_t j = 0; j < kt; ++j) {
-        const float* x = E + negs[j] * ew_;
-        w.neg_scores[static_cast<size_t>(j)] = corrupt_head ? M::score(x, r, t, d, gamma) : M::score(h, r, x, d, gamma);
+    const int64_t cs = chunk_;
+    for (int64_t ch = 0; ch < B / cs; ++ch) {
+      for (int64_t i = 0; i < cs; ++i) {
+        const auto b = static_cast<size_t>(ch * cs + i), u = static_cast<size_t>(i);
+        w.ph[u] = E + w.h[b] * ew_;
+        w.pr[u] = R + w.r[b] * rw_;
+        w.pt[u] = E + w.t[b] * ew_;
+        w.gh[u] = w.grad_e.data() + w.local_h[b] * ew_;
+        w.gr[u] = w.grad_r.data() + w.local_r[b] * rw_;
+        w.gt[u] = w.grad_e.data() + w.local_t[b] * ew_;
       }
-      float dpos;
-      loss += triple_loss(c.loss, pos, w.neg_scores.data(), kt, &dpos, w.neg_grads.data());
-      float* gh = w.grad_e.data() + w.local_h[ub] * ew_;
-      float* gr = w.grad_r.data() + w.local_r[ub] * rw_;
-      float* gt = w.grad_e.data() + w.local_t[ub] * ew_;
-      M::backward(h, r, t, d, gamma, dpos * inv_b, gh, gr, gt);
       for (int64_t j = 0; j < kt; ++j) {
-        const float g = w.neg_grads[static_cast<size_t>(j)] * inv_b;
-        if (g == 0) continue;
-        const float* x = E + negs[j] * ew_;
-        float* gx = w.grad_e.data() + lnegs[j] * ew_;
-        if (corrupt_head)
-          M::backward(x, r, t, d, gamma, g, gx, gr, gt);
-        else
-          M::backward(h, r, x, d, gamma, g, gh, gr, gx);
+        const auto at = static_cast<size_t>(ch * kt + j), u = static_cast<size_t>(j);
+        w.pn[u] = E + w.negatives[at] * ew_;
+        w.gn[u] = w.grad_e.data() + w.local_neg[at] * ew_;
       }
+      chunk_forward<M>(w.ph.data(), w.pr.data(), w.pt.data(), cs, w.pn.data(), kt, corrupt_head, d, gamma,
+                       w.work, w.neg_scores.data());
+      for (int64_t i = 0; i < cs; ++i) {
+        const auto u = static_cast<size_t>(i);
+        const float pos = M::score(w.ph[u], w.pr[u], w.pt[u], d, gamma);
+        float dpos;
+        float* g = w.neg_grads.data() + i * kt;
+        loss += triple_loss(c.loss, pos, w.neg_scores.data() + i * kt, kt, &dpos, g);
+        for (int64_t j = 0; j < kt; ++j) g[j] *= inv_b;
+        M::backward(w.ph[u], w.pr[u], w.pt[u], d, gamma, dpos * inv_b, w.gh[u], w.gr[u], w.gt[u]);
+      }
+      chunk_backward<M>(w.ph.data(), w.pr.data(), w.pt.data(), cs, w.pn.data(), kt, corrupt_head, d, gamma,
+                        w.work, w.neg_scores.data(), w.neg_grads.data(), w.gh.data(), w.gr.data(),
+                        w.gt.data(), w.gn.data());
     }
   });
   loss /= static_cast<double>(B);

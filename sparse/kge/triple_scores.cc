@@ -4,8 +4,11 @@
 // built on the same per-triple functions.
 #include "sparse/kge/triple_scores.h"
 
+#include <vector>
+
 #include "core_framework/runtime/error.h"
 #include "core_framework/runtime/parallel.h"
+#include "sparse/kge/chunk_scores.h"
 
 namespace nodeweave::kge {
 
@@ -63,6 +66,28 @@ void score_triples(const ScoreSpec& spec, const Tables<T>& tab, const Triples& t
   });
 }
 
+// The rows of one chunk of triples and its negatives, as chunk_scores.h takes them.
+template <typename T, typename Row>
+struct ChunkRows {
+  std::vector<Row> h, r, t, negs;
+  void fill(Row entity, Row relation, int64_t ew, int64_t rw, const Triples& tri, const NegativeSpec& neg,
+            int64_t chunk) {
+    const int64_t c = neg.chunk_size;
+    h.resize(static_cast<size_t>(c));
+    r.resize(static_cast<size_t>(c));
+    t.resize(static_cast<size_t>(c));
+    negs.resize(static_cast<size_t>(neg.k));
+    for (int64_t i = 0; i < c; ++i) {
+      const int64_t g = chunk * c + i;
+      h[static_cast<size_t>(i)] = entity + tri.head[g] * ew;
+      r[static_cast<size_t>(i)] = relation + tri.rel[g] * rw;
+      t[static_cast<size_t>(i)] = entity + tri.tail[g] * ew;
+    }
+    for (int64_t j = 0; j < neg.k; ++j)
+      negs[static_cast<size_t>(j)] = entity + neg.entities[chunk * neg.k + j] * ew;
+  }
+};
+
 template <typename T>
 void score_negatives(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri,
                      const NegativeSpec& neg, T* out) {
@@ -70,19 +95,16 @@ void score_negatives(const ScoreSpec& spec, const Tables<T>& tab, const Triples&
   check_negatives(tri, neg, tab.num_entities);
   const Rows w = widths(spec);
   const T gamma = static_cast<T>(spec.gamma);
+  const int64_t c = neg.chunk_size, k = neg.k;
   visit_model(spec.model, [&](auto model) {
     using M = decltype(model);
-    parallel_for(0, tri.n, 16, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        const int64_t* negs = neg.entities + (i / neg.chunk_size) * neg.k;
-        const T* h = tab.entity + tri.head[i] * w.ew;
-        const T* r = tab.relation + tri.rel[i] * w.rw;
-        const T* t = tab.entity + tri.tail[i] * w.ew;
-        for (int64_t j = 0; j < neg.k; ++j) {
-          const T* x = tab.entity + negs[j] * w.ew;
-          out[i * neg.k + j] = neg.corrupt == Corrupt::Head ? M::score(x, r, t, spec.dim, gamma)
-                                                            : M::score(h, r, x, spec.dim, gamma);
-        }
+    parallel_for(0, tri.n / c, 1, [&](int64_t b, int64_t e) {
+      ChunkWork<T> work;
+      ChunkRows<T, const T*> rows;
+      for (int64_t ch = b; ch < e; ++ch) {
+        rows.fill(tab.entity, tab.relation, w.ew, w.rw, tri, neg, ch);
+        chunk_forward<M>(rows.h.data(), rows.r.data(), rows.t.data(), c, rows.negs.data(), k,
+                         neg.corrupt == Corrupt::Head, spec.dim, gamma, work, out + ch * c * k);
       }
     });
   });
@@ -113,20 +135,22 @@ void backward_negatives(const ScoreSpec& spec, const Tables<T>& tab, const Tripl
   check_negatives(tri, neg, tab.num_entities);
   const Rows w = widths(spec);
   const T gamma = static_cast<T>(spec.gamma);
+  const int64_t c = neg.chunk_size, k = neg.k;
   visit_model(spec.model, [&](auto model) {
     using M = decltype(model);
-    for (int64_t i = 0; i < tri.n; ++i) {
-      const int64_t* negs = neg.entities + (i / neg.chunk_size) * neg.k;
-      const int64_t hi = tri.head[i], ri = tri.rel[i], ti = tri.tail[i];
-      for (int64_t j = 0; j < neg.k; ++j) {
-        const T g = grad[i * neg.k + j];
-        if (g == 0) continue;
-        const int64_t h = neg.corrupt == Corrupt::Head ? negs[j] : hi;
-        const int64_t t = neg.corrupt == Corrupt::Tail ? negs[j] : ti;
-        M::backward(tab.entity + h * w.ew, tab.relation + ri * w.rw, tab.entity + t * w.ew, spec.dim,
-                    gamma, g, grads.entity + h * w.ew, grads.relation + ri * w.rw,
-                    grads.entity + t * w.ew);
-      }
+    ChunkWork<T> work;
+    ChunkRows<T, const T*> rows;
+    ChunkRows<T, T*> out;
+    std::vector<T> scores(static_cast<size_t>(c * k));
+    for (int64_t ch = 0; ch < tri.n / c; ++ch) {
+      rows.fill(tab.entity, tab.relation, w.ew, w.rw, tri, neg, ch);
+      out.fill(grads.entity, grads.relation, w.ew, w.rw, tri, neg, ch);
+      const bool head = neg.corrupt == Corrupt::Head;
+      chunk_forward<M>(rows.h.data(), rows.r.data(), rows.t.data(), c, rows.negs.data(), k, head,
+                       spec.dim, gamma, work, scores.data());
+      chunk_backward<M>(rows.h.data(), rows.r.data(), rows.t.data(), c, rows.negs.data(), k, head,
+                        spec.dim, gamma, work, scores.data(), grad + ch * c * k, out.h.data(),
+                        out.r.data(), out.t.data(), out.negs.data());
     }
   });
 }
