@@ -20,7 +20,8 @@ def _modules():
         names.append(info.name)
     # nodeweave.nn.pytorch's submodules are the very sources of nodeweave.nn.native's, whose
     # examples use native tensors; test_backend_parity.py runs them on torch.
-    return [n for n in names if not n.endswith("._C") and not n.startswith("nodeweave.nn.pytorch.")]
+    # A package's __main__ runs its command line when imported.
+    return [n for n in names if not n.endswith(("._C", ".__main__")) and not n.startswith("nodeweave.nn.pytorch.")]
 
 
 @pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
