@@ -70,6 +70,7 @@ void chunk_forward(const T* const* h, const T* const* r, const T* const* t, int6
           const T* q = Q + i * ew;
           const T* x = X + j * ew;
           T acc = 0;
+#pragma omp simd reduction(+ : acc)
           for (int64_t e = 0; e < ew; ++e) acc += std::abs(q[e] - x[e]);
           scores[i * k + j] = gamma - acc;
         }
@@ -80,6 +81,7 @@ void chunk_forward(const T* const* h, const T* const* r, const T* const* t, int6
           const T* q = Q + i * ew;
           const T* x = X + j * ew;
           T acc = 0;
+#pragma omp simd reduction(+ : acc)
           for (int64_t e = 0; e < d; ++e) {
             const T a = q[e] - x[e], b = q[d + e] - x[d + e];
             acc += std::sqrt(a * a + b * b);
@@ -151,6 +153,7 @@ void chunk_backward(const T* const* h, const T* const* r, const T* const* t, int
           const T* x = X + j * ew;
           T* gq = dQ + i * ew;
           T* gx = dX + j * ew;
+#pragma omp simd
           for (int64_t e = 0; e < ew; ++e) {
             const T v = q[e] - x[e];
             const T s = v > 0 ? -g : v < 0 ? g : T(0);  // d(gamma - |v|)/dq
@@ -168,11 +171,12 @@ void chunk_backward(const T* const* h, const T* const* r, const T* const* t, int
           const T* x = X + j * ew;
           T* gq = dQ + i * ew;
           T* gx = dX + j * ew;
+#pragma omp simd
           for (int64_t e = 0; e < d; ++e) {
             const T a = q[e] - x[e], b = q[d + e] - x[d + e];
-            const T m = std::sqrt(a * a + b * b);
-            if (m == 0) continue;
-            const T sa = -g * a / m, sb = -g * b / m;
+            const T m2 = a * a + b * b;
+            const T scale = m2 > 0 ? -g / std::sqrt(m2) : T(0);  // the modulus' subgradient 0 at 0
+            const T sa = a * scale, sb = b * scale;
             gq[e] += sa;
             gq[d + e] += sb;
             gx[e] -= sa;

@@ -253,8 +253,15 @@ std::vector<double> Trainer::run(int64_t steps) {
   const int64_t first = state_.step;
   const int threads = config_.threads > 0 ? config_.threads : get_num_threads();
   if (threads <= 1) {
+    // A step's GEMMs are small (a chunk by its negatives): OpenBLAS's OpenMP build would start a
+    // team for each, costing more than the product (measured: DistMult at d = 200 spent a sixth of
+    // its time in libgomp). Inside the parallel branch below OpenBLAS sees omp_in_parallel() and
+    // stays serial by itself; here the calling thread's OpenMP setting says one thread for the run.
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(1);
     Scratch w;
     for (int64_t i = 0; i < steps; ++i) losses[static_cast<size_t>(i)] = step(first + i, w);
+    omp_set_num_threads(before);
   } else {
 #pragma omp parallel num_threads(threads)
     {
