@@ -1,5 +1,7 @@
-// Filtered ranking: each test triple is scored against every entity by one thread, which counts
-// the entities above and tied with the true one, then takes back the known true triples among them.
+// Filtered ranking: a block of test triples is scored against every entity through the models'
+// queries (chunk_scores.h: GEMMs for the bilinear models and TransE_l2, vectorised distance loops
+// for the others), then each triple counts the entities above and tied with its true one and takes
+// back the known true triples among them. Blocks run in parallel.
 #include "sparse/kge/filtered_ranking.h"
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 
 #include "core_framework/runtime/error.h"
 #include "core_framework/runtime/parallel.h"
+#include "sparse/kge/chunk_scores.h"
 
 namespace nodeweave::kge {
 
@@ -62,47 +65,72 @@ Ranks filtered_ranks(const ScoreSpec& spec, const Tables<T>& tab, const Triples&
                      const KnownTriples* known) {
   check_triples(spec, tab, test);
   const int64_t ew = entity_width(spec.model, spec.dim), rw = relation_width(spec.model, spec.dim);
+  const int64_t ne = tab.num_entities;
   const T gamma = static_cast<T>(spec.gamma);
+  // Test triples per block: their scores against every entity are held at once (block x entities),
+  // so memory stays near kBlockScores floats per thread whatever the number of test triples.
+  constexpr int64_t kBlockScores = int64_t{1} << 22;
+  const int64_t block = std::clamp<int64_t>(kBlockScores / std::max<int64_t>(ne, 1), 1, 64);
+  // Entities scored per chunk_forward call: the "negatives" of chunk_scores.h.
+  constexpr int64_t kEntityChunk = 1024;
   Ranks out;
   out.head.resize(static_cast<size_t>(test.n));
   out.tail.resize(static_cast<size_t>(test.n));
   visit_model(spec.model, [&](auto model) {
     using M = decltype(model);
-    parallel_for(0, test.n, 1, [&](int64_t b, int64_t e) {
-      std::vector<T> scores(static_cast<size_t>(tab.num_entities));
-      for (int64_t i = b; i < e; ++i) {
-        const int64_t h = test.head[i], r = test.rel[i], t = test.tail[i];
-        const T* hr = tab.entity + h * ew;
-        const T* rr = tab.relation + r * rw;
-        const T* tr = tab.entity + t * ew;
+    const int64_t nblocks = (test.n + block - 1) / block;
+    parallel_for(0, nblocks, 1, [&](int64_t bb, int64_t be) {
+      ChunkWork<T> work;
+      std::vector<T> scores, part;
+      std::vector<const T*> h, r, t, cand;
+      for (int64_t blk = bb; blk < be; ++blk) {
+        const int64_t first = blk * block, c = std::min(block, test.n - first);
+        h.resize(static_cast<size_t>(c));
+        r.resize(static_cast<size_t>(c));
+        t.resize(static_cast<size_t>(c));
+        for (int64_t i = 0; i < c; ++i) {
+          h[static_cast<size_t>(i)] = tab.entity + test.head[first + i] * ew;
+          r[static_cast<size_t>(i)] = tab.relation + test.rel[first + i] * rw;
+          t[static_cast<size_t>(i)] = tab.entity + test.tail[first + i] * ew;
+        }
+        scores.resize(static_cast<size_t>(c * ne));
         for (int side = 0; side < 2; ++side) {
           const bool tails = side == 1;
-          for (int64_t x = 0; x < tab.num_entities; ++x) {
-            const T* xr = tab.entity + x * ew;
-            scores[static_cast<size_t>(x)] = tails ? M::score(hr, rr, xr, spec.dim, gamma)
-                                                   : M::score(xr, rr, tr, spec.dim, gamma);
+          // Every entity in place of the head (or tail) of every triple of the block.
+          for (int64_t e0 = 0; e0 < ne; e0 += kEntityChunk) {
+            const int64_t k = std::min(kEntityChunk, ne - e0);
+            cand.resize(static_cast<size_t>(k));
+            for (int64_t j = 0; j < k; ++j) cand[static_cast<size_t>(j)] = tab.entity + (e0 + j) * ew;
+            part.resize(static_cast<size_t>(c * k));
+            chunk_forward<M>(h.data(), r.data(), t.data(), c, cand.data(), k, !tails, spec.dim, gamma,
+                             work, part.data());
+            for (int64_t i = 0; i < c; ++i)
+              std::copy(part.begin() + i * k, part.begin() + (i + 1) * k, scores.begin() + i * ne + e0);
           }
-          const int64_t target = tails ? t : h;
-          // The target's score from this same pass, so the tie test compares like with like.
-          const T s = scores[static_cast<size_t>(target)];
-          int64_t greater = 0, tied = 0;
-          for (int64_t x = 0; x < tab.num_entities; ++x) {
-            const T v = scores[static_cast<size_t>(x)];
-            greater += v > s;
-            tied += v == s;
-          }
-          tied -= 1;  // the target itself
-          if (known) {
-            const auto [fb, fe] = tails ? known->tails_of(h, r) : known->heads_of(r, t);
-            for (const int64_t* f = fb; f != fe; ++f) {
-              if (*f == target) continue;
-              const T v = scores[static_cast<size_t>(*f)];
-              greater -= v > s;
-              tied -= v == s;
+          for (int64_t i = 0; i < c; ++i) {
+            const int64_t g = first + i;
+            const int64_t hh = test.head[g], rr = test.rel[g], tt = test.tail[g];
+            const T* row = scores.data() + i * ne;
+            const int64_t target = tails ? tt : hh;
+            // The target's score from this same pass, so the tie test compares like with like.
+            const T s = row[target];
+            int64_t greater = 0, tied = 0;
+            for (int64_t x = 0; x < ne; ++x) {
+              greater += row[x] > s;
+              tied += row[x] == s;
             }
+            tied -= 1;  // the target itself
+            if (known) {
+              const auto [fb, fe] = tails ? known->tails_of(hh, rr) : known->heads_of(rr, tt);
+              for (const int64_t* f = fb; f != fe; ++f) {
+                if (*f == target) continue;
+                greater -= row[*f] > s;
+                tied -= row[*f] == s;
+              }
+            }
+            const double rank = 1.0 + static_cast<double>(greater) + 0.5 * static_cast<double>(tied);
+            (tails ? out.tail : out.head)[static_cast<size_t>(g)] = rank;
           }
-          const double rank = 1.0 + static_cast<double>(greater) + 0.5 * static_cast<double>(tied);
-          (tails ? out.tail : out.head)[static_cast<size_t>(i)] = rank;
         }
       }
     });

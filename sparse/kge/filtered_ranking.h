@@ -5,8 +5,9 @@
 // the tied entities could take, LibKGE's and PyKEEN's "realistic" rank), so a model that scores
 // everything alike gets the middle rank, not rank 1.
 //
-// Memory: the known triples (two sorted copies) and one score per entity per thread; nothing grows
-// with the number of test triples beyond the ranks themselves.
+// Memory: the known triples (two sorted copies) and a block of scores per thread (at most 64 test
+// triples x every entity, fewer on large graphs: about 2^22 scores); nothing grows with the number
+// of test triples beyond the ranks themselves.
 #pragma once
 #include <cstdint>
 #include <vector>
