@@ -24,29 +24,6 @@ struct RelationIn {
   WalkRelation rel;
 };
 
-ArrayView view_of(const pyb::array& arr, DType dtype) {
-  ArrayView v;
-  v.data = const_cast<void*>(arr.data());
-  v.dtype = dtype;
-  for (pyb::ssize_t d = 0; d < arr.ndim(); ++d) {
-    v.shape.push_back(arr.shape(d));
-    v.strides.push_back(arr.strides(d) / static_cast<pyb::ssize_t>(arr.itemsize()));
-  }
-  static double empty_but_present = 0;  // an empty array must still read as given
-  if (!v.data) v.data = &empty_but_present;
-  return v;
-}
-
-ArrayView prob_view(pyb::handle obj, const std::string& what, pyb::array* keep) {
-  *keep = pyb::array::ensure(obj, pyb::array::c_style);
-  NW_CHECK(*keep, TypeError, what, " must be an array of edge probabilities, got ", type_name(obj));
-  const char kind = keep->dtype().kind();
-  const pyb::ssize_t item = keep->dtype().itemsize();
-  NW_CHECK(kind == 'f' && (item == 4 || item == 8), TypeError, what,
-           " must be float32 or float64, got dtype ", std::string(pyb::str(keep->dtype())));
-  return view_of(*keep, item == 4 ? DType::Float32 : DType::Float64);
-}
-
 std::vector<RelationIn> read_relations(const pyb::list& relations, const char* fn) {
   std::vector<RelationIn> out(relations.size());
   for (size_t i = 0; i < out.size(); ++i) {
@@ -61,7 +38,7 @@ std::vector<RelationIn> read_relations(const pyb::list& relations, const char* f
     r.rel.num_src = r.graph->num_src();
     r.rel.num_dst = r.graph->num_dst();
     if (!t[3].is_none())
-      r.rel.prob = prob_view(t[3], str_cat(fn, ": prob of ", r.rel.name), &r.prob);
+      r.rel.prob = float_view(t[3], str_cat(fn, ": prob of ", r.rel.name), &r.prob);
   }
   return out;
 }
@@ -108,7 +85,7 @@ void bind_random_walks(pyb::module_& m) {
         opt.return_eids = return_eids;
         opt.seed = seed;
         // The view reads the array's dtype, a Python object: before the GIL is released.
-        const ArrayView start_view = view_of(starts, DType::Int64);
+        const ArrayView start_view = numpy_view(starts, DType::Int64);
         sampling::WalkTraces out;
         {
           pyb::gil_scoped_release nogil;
@@ -139,7 +116,7 @@ void bind_random_walks(pyb::module_& m) {
         opt.walk_length = walk_length;
         opt.return_eids = return_eids;
         opt.seed = seed;
-        const ArrayView start_view = view_of(starts, DType::Int64);
+        const ArrayView start_view = numpy_view(starts, DType::Int64);
         sampling::WalkTraces out;
         {
           pyb::gil_scoped_release nogil;
@@ -169,7 +146,7 @@ void bind_random_walks(pyb::module_& m) {
         opt.num_random_walks = num_random_walks;
         opt.num_neighbors = num_neighbors;
         opt.seed = seed;
-        const ArrayView seed_view = view_of(seed_ids, DType::Int64);
+        const ArrayView seed_view = numpy_view(seed_ids, DType::Int64);
         sampling::PinSageNeighbors out;
         {
           pyb::gil_scoped_release nogil;

@@ -54,4 +54,28 @@ std::vector<int64_t> int64_vector(pyb::handle obj, const char* what) {
   return std::vector<int64_t>(as64.data(), as64.data() + as64.size());
 }
 
+ArrayView numpy_view(const pyb::array& arr, DType dtype) {
+  ArrayView v;
+  v.data = const_cast<void*>(arr.data());
+  v.dtype = dtype;
+  for (pyb::ssize_t d = 0; d < arr.ndim(); ++d) {
+    v.shape.push_back(arr.shape(d));
+    v.strides.push_back(arr.strides(d) / static_cast<pyb::ssize_t>(arr.itemsize()));
+  }
+  static double empty_but_present = 0;  // an empty array must still read as given
+  if (!v.data) v.data = &empty_but_present;
+  return v;
+}
+
+ArrayView float_view(pyb::handle obj, const std::string& what, pyb::array* keep) {
+  *keep = pyb::array::ensure(obj, pyb::array::c_style);
+  NW_CHECK(*keep, TypeError, what, " must be an array of float32 or float64 values, got ",
+           type_name(obj));
+  const char kind = keep->dtype().kind();
+  const pyb::ssize_t item = keep->dtype().itemsize();
+  NW_CHECK(kind == 'f' && (item == 4 || item == 8), TypeError, what,
+           " must be float32 or float64, got dtype ", std::string(pyb::str(keep->dtype())));
+  return numpy_view(*keep, item == 4 ? DType::Float32 : DType::Float64);
+}
+
 }  // namespace nodeweave::py

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core_framework/runtime/array_view.h"
 #include "graph/relation_graph.h"
 #include "py_convert.h"
 
@@ -39,5 +40,11 @@ inline pyb::array_t<int64_t> vector_to_numpy(std::vector<int64_t>&& v) {
 // A 1-D integer NumPy array as int64 values (copy when not already contiguous int64); TypeError or
 // ValueError naming `what`.
 std::vector<int64_t> int64_vector(pyb::handle obj, const char* what);
+// A NumPy array as an ArrayView of `dtype` on the CPU (strides in elements); the array must outlive
+// the view. An empty array still reads as given (non-null data).
+ArrayView numpy_view(const pyb::array& arr, DType dtype);
+// A float32 or float64 array (C-contiguous; `keep` holds the buffer the view points into) as an
+// ArrayView; TypeError naming `what` for anything else.
+ArrayView float_view(pyb::handle obj, const std::string& what, pyb::array* keep);
 
 }  // namespace nodeweave::py

@@ -66,6 +66,7 @@ PYBIND11_MODULE(_C, m) {
   bind_dlpack_kernels(m);
   bind_subgraph(m);
   bind_graph_algorithms(m);
+  bind_geometry(m);
   pyb::module_ sampling = m.def_submodule("sampling", "samplers (sampling/)");
   bind_sampling(sampling);
   bind_negative_sampling(sampling);

@@ -45,6 +45,8 @@ void bind_dlpack_kernels(pyb::module_& m);
 void bind_subgraph(pyb::module_& m);
 // Traversals and shortest paths of graph/, on the top-level module.
 void bind_graph_algorithms(pyb::module_& m);
+// Farthest point sampling and neighbour matching of graph/, on the top-level module.
+void bind_geometry(pyb::module_& m);
 // Sampling entry points, into the nodeweave._C.sampling submodule.
 void bind_sampling(pyb::module_& m);
 void bind_negative_sampling(pyb::module_& m);
