@@ -40,8 +40,7 @@ def default_num_workers() -> int:
 
     from nodeweave import core
 
-    spare = core.get_num_threads() < (os.cpu_count() or 1)
-    return 1 if spare or backend.current().name == "pytorch" else 0
+    return 1 if core.get_num_threads() < (os.cpu_count() or 1) else 0
 
 
 def _index_sets(indices: Any) -> tuple[dict | None, np.ndarray, np.ndarray]:
@@ -81,10 +80,11 @@ class DataLoader:
         Where the blocks and features go (default: the graph's device).
     num_workers : int, optional
         Background worker threads (0: sample in the calling thread, no prefetching). Default: one
-        worker when a core is free for it (nodeweave's thread count below the machine's cores) or
-        on the pytorch backend, else 0. On a machine whose cores the training step already keeps
-        busy, a worker only takes cycles from it; on the pytorch backend a worker also keeps
-        nodeweave's OpenMP pool out of torch's (two OpenMP runtimes in one thread contend).
+        worker when a core is free for it (nodeweave's thread count below the machine's cores),
+        else 0: on a machine whose cores the training step already keeps busy, a worker only takes
+        cycles from it. That holds on the pytorch backend too (measured, 2 threads on 2 cores,
+        ``bench/sampling/run.py``: a worker made the GraphSAGE epoch 0.38 -> 0.53 s on R-MAT and
+        0.46 -> 0.59 s on DBLP).
     prefetch_depth : int
         Batches prepared ahead at most (default ``2 * max(num_workers, 1)``).
     seed : int, optional
