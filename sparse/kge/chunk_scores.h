@@ -18,6 +18,22 @@
 
 namespace nodeweave::kge {
 
+// f(q_i, x_j, &score_ij) for every query i and negative j of a chunk (rows of width ew).
+template <typename T, typename F>
+void each_pair(const T* Q, int64_t c, const T* X, int64_t k, int64_t ew, T* scores, const F& f) {
+  for (int64_t i = 0; i < c; ++i)
+    for (int64_t j = 0; j < k; ++j) f(Q + i * ew, X + j * ew, scores[i * k + j]);
+}
+
+// f(q_i, x_j, dq_i, dx_j, g_ij) for every pair of a chunk whose gradient g_ij is not 0.
+template <typename T, typename F>
+void each_pair_gradient(const T* Q, int64_t c, const T* X, int64_t k, int64_t ew, const T* G, T* dQ,
+                        T* dX, const F& f) {
+  for (int64_t i = 0; i < c; ++i)
+    for (int64_t j = 0; j < k; ++j)
+      if (G[i * k + j] != 0) f(Q + i * ew, X + j * ew, dQ + i * ew, dX + j * ew, G[i * k + j]);
+}
+
 template <typename T>
 struct ChunkWork {
   std::vector<T> q, x, s, dq, dx, norm_q, norm_x, scaled;
@@ -65,29 +81,23 @@ void chunk_forward(const T* const* h, const T* const* r, const T* const* t, int6
         }
     }
     if constexpr (M::kCompare == Compare::L1) {
-      for (int64_t i = 0; i < c; ++i)
-        for (int64_t j = 0; j < k; ++j) {
-          const T* q = Q + i * ew;
-          const T* x = X + j * ew;
-          T acc = 0;
+      each_pair(Q, c, X, k, ew, scores, [&](const T* q, const T* x, T& out) {
+        T acc = 0;
 #pragma omp simd reduction(+ : acc)
-          for (int64_t e = 0; e < ew; ++e) acc += std::abs(q[e] - x[e]);
-          scores[i * k + j] = gamma - acc;
-        }
+        for (int64_t e = 0; e < ew; ++e) acc += std::abs(q[e] - x[e]);
+        out = gamma - acc;
+      });
     }
     if constexpr (M::kCompare == Compare::ComplexL1) {
-      for (int64_t i = 0; i < c; ++i)
-        for (int64_t j = 0; j < k; ++j) {
-          const T* q = Q + i * ew;
-          const T* x = X + j * ew;
-          T acc = 0;
+      each_pair(Q, c, X, k, ew, scores, [&](const T* q, const T* x, T& out) {
+        T acc = 0;
 #pragma omp simd reduction(+ : acc)
-          for (int64_t e = 0; e < d; ++e) {
-            const T a = q[e] - x[e], b = q[d + e] - x[d + e];
-            acc += std::sqrt(a * a + b * b);
-          }
-          scores[i * k + j] = gamma - acc;
+        for (int64_t e = 0; e < d; ++e) {
+          const T a = q[e] - x[e], b = q[d + e] - x[d + e];
+          acc += std::sqrt(a * a + b * b);
         }
+        out = gamma - acc;
+      });
     }
   }
 }
@@ -145,44 +155,30 @@ void chunk_backward(const T* const* h, const T* const* r, const T* const* t, int
         for (int64_t e = 0; e < ew; ++e) dX[j * ew + e] -= X[j * ew + e] * col_sum[static_cast<size_t>(j)];
     }
     if constexpr (M::kCompare == Compare::L1) {
-      for (int64_t i = 0; i < c; ++i)
-        for (int64_t j = 0; j < k; ++j) {
-          const T g = G[i * k + j];
-          if (g == 0) continue;
-          const T* q = Q + i * ew;
-          const T* x = X + j * ew;
-          T* gq = dQ + i * ew;
-          T* gx = dX + j * ew;
+      each_pair_gradient(Q, c, X, k, ew, G, dQ, dX, [&](const T* q, const T* x, T* gq, T* gx, T g) {
 #pragma omp simd
-          for (int64_t e = 0; e < ew; ++e) {
-            const T v = q[e] - x[e];
-            const T s = v > 0 ? -g : v < 0 ? g : T(0);  // d(gamma - |v|)/dq
-            gq[e] += s;
-            gx[e] -= s;
-          }
+        for (int64_t e = 0; e < ew; ++e) {
+          const T v = q[e] - x[e];
+          const T s = v > 0 ? -g : v < 0 ? g : T(0);  // d(gamma - |v|)/dq
+          gq[e] += s;
+          gx[e] -= s;
         }
+      });
     }
     if constexpr (M::kCompare == Compare::ComplexL1) {
-      for (int64_t i = 0; i < c; ++i)
-        for (int64_t j = 0; j < k; ++j) {
-          const T g = G[i * k + j];
-          if (g == 0) continue;
-          const T* q = Q + i * ew;
-          const T* x = X + j * ew;
-          T* gq = dQ + i * ew;
-          T* gx = dX + j * ew;
+      each_pair_gradient(Q, c, X, k, ew, G, dQ, dX, [&](const T* q, const T* x, T* gq, T* gx, T g) {
 #pragma omp simd
-          for (int64_t e = 0; e < d; ++e) {
-            const T a = q[e] - x[e], b = q[d + e] - x[d + e];
-            const T m2 = a * a + b * b;
-            const T scale = m2 > 0 ? -g / std::sqrt(m2) : T(0);  // the modulus' subgradient 0 at 0
-            const T sa = a * scale, sb = b * scale;
-            gq[e] += sa;
-            gq[d + e] += sb;
-            gx[e] -= sa;
-            gx[d + e] -= sb;
-          }
+        for (int64_t e = 0; e < d; ++e) {
+          const T a = q[e] - x[e], b = q[d + e] - x[d + e];
+          const T m2 = a * a + b * b;
+          const T scale = m2 > 0 ? -g / std::sqrt(m2) : T(0);  // the modulus' subgradient 0 at 0
+          const T sa = a * scale, sb = b * scale;
+          gq[e] += sa;
+          gq[d + e] += sb;
+          gx[e] -= sa;
+          gx[d + e] -= sb;
         }
+      });
     }
     for (int64_t j = 0; j < k; ++j)
       for (int64_t e = 0; e < ew; ++e) dneg[j][e] += dX[j * ew + e];
