@@ -37,7 +37,8 @@ env "${ASAN_ENV[@]}" "$PY" -S -c \
   'import nodeweave; assert "build-asan" in nodeweave.__file__, nodeweave.__file__'
 env "${ASAN_ENV[@]}" "$PY" -S -m pytest -q -p no:cacheprovider \
   test/python/test_graph_fuzz_construct.py test/python/test_graph_io_fuzz.py test/python/test_graph_io.py \
-  test/python/test_graph_kernels.py test/python/test_graph_construct.py test/python/test_sampling_fuzz.py
+  test/python/test_graph_kernels.py test/python/test_graph_construct.py test/python/test_sampling_fuzz.py \
+  test/python/test_kge_fuzz.py
 
 log "Python tests (pytest)"
 "$PY" -m pytest -q test/python "$@"
