@@ -23,6 +23,7 @@ from test_data_support import offline  # noqa: F401
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 SUBCLASS = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
 LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+XSD_DOUBLE = "http://www.w3.org/2001/XMLSchema#double"
 
 CARC = "http://dl-learner.org/carcinogenesis#"
 BGS = "http://data.bgs.ac.uk/"
@@ -49,7 +50,7 @@ def mutag_set():
         for j in (1, 2):
             atom = f"{c}_{j}" if "_" not in c else f"{c}{j}"
             triples += [(CARC + c, CARC + "hasAtom", CARC + atom), (CARC + atom, RDF, CARC + "Carbon-22"),
-                        (CARC + atom, CARC + "charge", '"-0.1' + str(j) + '"^^<http://www.w3.org/2001/XMLSchema#double>')]
+                        (CARC + atom, CARC + "charge", f'"-0.1{j}"^^<{XSD_DOUBLE}>')]
         bond = "bond" + c[1:].replace("_", "")
         triples += [(CARC + c, CARC + "hasBond", CARC + bond), (CARC + bond, RDF, CARC + "Bond-7")]
     triples += [(CARC + "Carbon-22", SUBCLASS, CARC + "Carbon"), (CARC + "Carbon", SUBCLASS, CARC + "Atom"),
