@@ -80,6 +80,7 @@ from nodeweave.graph.algorithms import (bfs_nodes_generator, bfs_edges_generator
                                         edge_label_informativeness, node_label_informativeness,
                                         laplacian_lambda_max)
 from nodeweave.graph import rand_bipartite, bipartite_from_scipy, bipartite_from_networkx  # noqa: E402,F401
-from nodeweave.graph.transforms import khop_adj, to_half, to_float, to_double, to_bfloat16  # noqa: E402,F401
+from nodeweave.graph.transforms import (khop_adj, to_half, to_float, to_double, to_bfloat16,  # noqa: E402,F401
+                                        norm_by_dst)
 # Farthest point sampling and neighbour matching (nodeweave.geometry, as dgl.geometry)
 from nodeweave import geometry  # noqa: E402,F401

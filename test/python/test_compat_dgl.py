@@ -132,3 +132,39 @@ def test_load_data_and_graph_loader_where_dgl_scripts_look(tmp_path):
         data.load_data(argparse.Namespace())
     with pytest.raises(ValueError, match="'reddit' is not one nodeweave serves"):
         data.load_data(argparse.Namespace(dataset="reddit"))
+
+
+def test_register_data_args_adds_the_option_load_data_reads(capsys):
+    import argparse
+
+    import nodeweave as nw
+    from nodeweave import data
+
+    parser = argparse.ArgumentParser(prog="train.py")
+    parser.add_argument("--n-epochs", type=int, default=200)
+    assert data.register_data_args(parser) is None  # changes the parser in place, as DGL's
+    args = parser.parse_args(["--dataset", "citeseer", "--n-epochs", "20"])
+    assert (args.dataset, args.n_epochs) == ("citeseer", 20)
+    assert parser.parse_args([]).dataset is None  # optional, as in DGL: the script checks it
+    ds = data.load_data(parser.parse_args(["--dataset", "cora"]))
+    assert ds[0].num_nodes() == 2708
+    parser.print_help()
+    assert "--dataset" in capsys.readouterr().out
+    with pytest.raises(nw.NodeweaveError, match="register_data_args: parser must be an argparse.ArgumentParser"):
+        data.register_data_args({"dataset": "cora"})
+    with pytest.raises(argparse.ArgumentError):
+        data.register_data_args(parser)  # a second --dataset: argparse's own conflict error
+
+
+def test_names_the_dgl_examples_import(alias):
+    """The imports DGL's APPNP, SGC, TAGCN, GATv2, MoNet and DGI examples (register_data_args), its
+    R-GCN examples (the RDF sets, norm_by_dst) and its link example (GraphDataLoader) start with."""
+    import dgl
+    from dgl.data import load_data, register_data_args
+    from dgl.data.rdf import AIFBDataset, AMDataset, BGSDataset, MUTAGDataset
+    from dgl.dataloading import GraphDataLoader
+
+    assert (register_data_args, load_data) == (nodeweave.data.register_data_args, nodeweave.data.load_data)
+    assert (AIFBDataset, MUTAGDataset, BGSDataset, AMDataset) == (
+        nodeweave.data.AIFBDataset, nodeweave.data.MUTAGDataset, nodeweave.data.BGSDataset, nodeweave.data.AMDataset)
+    assert dgl.norm_by_dst is nodeweave.norm_by_dst and GraphDataLoader is nodeweave.data.GraphDataLoader

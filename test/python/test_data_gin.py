@@ -1,6 +1,6 @@
 """GINDataset (the TU sets with GIN's preprocessing) against an independent reference: the raw TU
 files read with plain Python, GIN's relabelling rules applied with dicts and networkx, as GIN's
-util.load_data does; and GraphDataLoader's sampler= and pin_memory= options."""
+util.load_data does; and GraphDataLoader's sampler=, pin_memory= and collate_fn= options."""
 
 from __future__ import annotations
 
@@ -226,3 +226,38 @@ def test_pin_memory_on_cuda(shared):
     ds = TUDataset("MUTAG", raw_dir=shared, download=False)
     bg, labels = next(iter(GraphDataLoader(ds, batch_size=8, pin_memory=True)))
     assert labels.is_pinned() and bg.ndata["feat"].is_pinned() and bg.edata["feat"].is_pinned()
+
+
+def test_collate_fn_batches_items_of_any_kind(shared, monkeypatch):
+    # DGL's R-GCN link example: a dataset of prepared (graph, ids, edges, labels) tuples, batch_size=1,
+    # collate_fn picking the one item.
+    ds = TUDataset("MUTAG", raw_dir=shared, download=False)
+    seen = []
+
+    def first(items):
+        seen.append(len(items))
+        return items[0]
+
+    loader = GraphDataLoader(ds, batch_size=1, collate_fn=first, sampler=[4, 2])
+    out = list(loader)
+    assert seen == [1, 1] and [o[1] for o in out] == [ds[4][1], ds[2][1]] and out[0][0] is ds[4][0]
+    words = GraphDataLoader(["ab", "c", "de", "f", "g"], batch_size=2, drop_last=True, collate_fn="+".join)
+    assert list(words) == ["ab+c", "de+f"] and len(words) == 2
+    with pytest.raises(TypeError, match="collate_fn must be a callable"):
+        GraphDataLoader(ds, collate_fn="stack")
+    # pin_memory pins what a custom batch holds, tensors and graphs inside tuples, lists and dicts
+    torch = pytest.importorskip("torch")
+    nw.set_backend("pytorch")
+    ds = TUDataset("MUTAG", raw_dir=shared, download=False)
+    pinned = []
+
+    def fake_pin(t):
+        pinned.append(t.clone())
+        return pinned[-1]
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(loader_module, "pin_tensor", fake_pin)
+    batch = next(iter(GraphDataLoader(ds, batch_size=2, pin_memory=True,
+                                      collate_fn=lambda items: {"g": items[0][0], "y": [torch.tensor([1]), "x"]})))
+    assert batch["y"][0] is pinned[-1] and batch["y"][1] == "x"
+    assert all(any(batch["g"].ndata[k] is p for p in pinned) for k in batch["g"].ndata)

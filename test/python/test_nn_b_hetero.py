@@ -209,3 +209,28 @@ def test_hetero_embedding():
     assert not np.array_equal(before, emb.weight["user"].detach().numpy())
     with pytest.raises(KeyError, match="game"):
         emb({"game": nc.tensor([0])})
+
+
+def test_hetero_graph_conv_takes_a_parameter_dict_as_inputs():
+    # DGL's heterogeneous R-GCN example passes its learnt node embeddings as a torch.nn.ParameterDict,
+    # which is dict-like without being a Mapping: it must give the outputs a plain dict gives.
+    import nodeweave.nn.pytorch as nn_torch
+
+    nw.set_backend("pytorch")
+    rng = np.random.default_rng(7)
+    g, _ = _hetero(rng)
+    torch.manual_seed(0)
+    conv = nn_torch.HeteroGraphConv({cet if cet[1] == "sells" else cet[1]:
+                                     nn_torch.SAGEConv((D[cet[0]], D[cet[2]]), 3, "mean") for cet in RELS})
+    embeds = torch.nn.ParameterDict({nt: torch.nn.Parameter(torch.randn(N[nt], D[nt])) for nt in N})
+    out = conv(g, embeds)
+    ref = conv(g, {nt: embeds[nt] for nt in N})
+    assert sorted(out) == sorted(ref) == ["game", "user"]
+    for nt in out:
+        torch.testing.assert_close(out[nt], ref[nt], rtol=0, atol=0)
+    sum(o.sum() for o in out.values()).backward()
+    assert all(embeds[nt].grad is not None for nt in ("user", "game", "shop"))
+    pair = conv(g, (embeds, {nt: embeds[nt] for nt in N}))  # a pair of dict-likes too
+    torch.testing.assert_close(pair["user"], ref["user"], rtol=0, atol=0)
+    with pytest.raises(TypeError, match="inputs"):
+        conv(g, torch.zeros(3))  # indexable, but no dict

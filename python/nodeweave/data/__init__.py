@@ -9,7 +9,8 @@ loader                         what ``ds[i]`` is
 ``PubmedGraphDataset``
 ``FB15k237Dataset``,           one graph of all triples, ``edata['etype']`` and split
 ``WN18RRDataset``, ...         masks; triples also as ``ds.train`` / ``valid`` / ``test``
-``AIFBDataset``                one heterograph; labels on ``ds.predict_category``
+``AIFBDataset``, ``MUTAG``-,   one heterograph (R-GCN's entity classification);
+``BGS``-, ``AMDataset``        labels on ``ds.predict_category``
 ``TUDataset(name)``            ``(graph, label)``; with :func:`kfold_split` and
                                :class:`GraphDataLoader`
 ``GINDataset(name, ...)``      ``(graph, label)``: the TU sets with GIN's preprocessing
@@ -37,15 +38,17 @@ from nodeweave.data.planetoid import (PlanetoidDataset, CoraGraphDataset, Citese
 from nodeweave.data.knowledge_graph import (KnowledgeGraphDataset, FB15k237Dataset, WN18RRDataset,  # noqa: F401
                                             WN18Dataset, FB15kDataset, KinshipDataset, NationsDataset,
                                             UMLSDataset)
-from nodeweave.data.rdf import AIFBDataset  # noqa: F401
+from nodeweave.data.rdf import AIFBDataset, MUTAGDataset, BGSDataset, AMDataset  # noqa: F401
 from nodeweave.data.tu import TUDataset  # noqa: F401
 from nodeweave.data.gin import GINDataset  # noqa: F401
 from nodeweave.data.community import PPINode2VecDataset, DBLPDataset  # noqa: F401
 from nodeweave.data.dataloader import GraphDataLoader, kfold_split  # noqa: F401
-from nodeweave.data.load_data import load_data  # noqa: F401
+from nodeweave.data.load_data import load_data, register_data_args  # noqa: F401
 
 __all__ = ["DataFormatError", "ChecksumError", "ChecksumUnknownError", "DownloadError", "RemoteFile", "data_dir",
            "Dataset", "Subset", "PlanetoidDataset", "CoraGraphDataset", "CiteseerGraphDataset",
            "PubmedGraphDataset", "KnowledgeGraphDataset", "FB15k237Dataset", "WN18RRDataset", "WN18Dataset",
-           "FB15kDataset", "KinshipDataset", "NationsDataset", "UMLSDataset", "AIFBDataset", "TUDataset",
-           "GINDataset", "PPINode2VecDataset", "DBLPDataset", "GraphDataLoader", "kfold_split", "load_data"]
+           "FB15kDataset", "KinshipDataset", "NationsDataset", "UMLSDataset", "AIFBDataset", "MUTAGDataset",
+           "BGSDataset", "AMDataset", "TUDataset",
+           "GINDataset", "PPINode2VecDataset", "DBLPDataset", "GraphDataLoader", "kfold_split", "load_data",
+           "register_data_args"]

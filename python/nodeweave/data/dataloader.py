@@ -1,7 +1,8 @@
 """Mini-batches of small graphs, and stratified k-fold splits for graph classification.
 
 :class:`GraphDataLoader` iterates over a dataset whose items are ``(graph, label)`` and yields
-``(nw.batch(graphs), labels)`` with ``labels`` a tensor of the active backend. Shuffling draws a new
+``(nw.batch(graphs), labels)`` with ``labels`` a tensor of the active backend (``collate_fn=``
+makes batches of any other items, as ``torch.utils.data.DataLoader``'s). Shuffling draws a new
 order every epoch from one NumPy generator seeded once, so a run is reproducible with ``seed=`` and
 epochs still differ. ``sampler=`` gives the order instead (any iterable of indices, e.g. a
 ``torch.utils.data`` sampler), and ``pin_memory=True`` puts batches in page-locked memory for
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sized
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -115,16 +116,24 @@ class GraphDataLoader:
         PyTorch: on the pytorch backend with a CUDA device; elsewhere (no CUDA device, or the
         native backend, whose engine has no page-locked allocator) the batches stay in ordinary
         memory and a warning says so once per loader.
+    collate_fn : callable, optional
+        ``collate_fn(list of items) -> batch``, replacing the ``(graph, label)`` batching: the
+        loader then takes items of any kind (as DGL's ``GraphDataLoader``, which hands it to
+        ``torch.utils.data.DataLoader``). With ``pin_memory``, the tensors and graphs the batch
+        holds (also inside tuples, lists and dicts) are pinned.
 
     >>> from nodeweave.data import TUDataset, GraphDataLoader
     >>> ds = TUDataset("MUTAG")
     >>> loader = GraphDataLoader(ds, batch_size=4, sampler=[5, 0, 7, 2, 9])
     >>> [int(bg.batch_size) for bg, _ in loader], len(loader)
     ([4, 1], 2)
+    >>> [len(b) for b in GraphDataLoader(["a", "b", "c"], batch_size=2, collate_fn="".join)]
+    [2, 1]
     """
 
     def __init__(self, dataset: Any, batch_size: int = 1, shuffle: bool = False, drop_last: bool = False,
-                 seed: int | None = None, sampler: Iterable[int] | None = None, pin_memory: bool = False) -> None:
+                 seed: int | None = None, sampler: Iterable[int] | None = None, pin_memory: bool = False,
+                 collate_fn: Callable[[list], Any] | None = None) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
             raise nwerr.ValueError(f"GraphDataLoader: batch_size must be a positive int, got {batch_size!r}")
         if sampler is not None:
@@ -133,6 +142,10 @@ class GraphDataLoader:
                                       f"{type(sampler).__name__}")
             if shuffle:
                 raise nwerr.ValueError("GraphDataLoader: sampler and shuffle=True both set the order; give one")
+        if collate_fn is not None and not callable(collate_fn):
+            raise nwerr.TypeError(f"GraphDataLoader: collate_fn must be a callable list of items -> batch, got "
+                                  f"{type(collate_fn).__name__}")
+        self.collate_fn = collate_fn
         self.dataset, self.batch_size = dataset, int(batch_size)
         self.shuffle, self.drop_last = bool(shuffle), bool(drop_last)
         self.sampler, self.pin_memory = sampler, flag(pin_memory, "pin_memory", "GraphDataLoader")
@@ -175,35 +188,53 @@ class GraphDataLoader:
         if chunk and not self.drop_last:
             yield self._collate(chunk)
 
-    def _collate(self, idx: list[int]) -> tuple[Any, Any]:
+    def _collate(self, idx: list[int]) -> Any:
         import nodeweave as nw
 
         items = [self.dataset[i] for i in idx]
-        labels = np.stack([np.asarray(_label_value(it[1])) for it in items])
-        out = nw.batch([it[0] for it in items]), to_tensor(labels)
+        if self.collate_fn is not None:
+            out = self.collate_fn(items)
+        else:
+            labels = np.stack([np.asarray(_label_value(it[1])) for it in items])
+            out = nw.batch([it[0] for it in items]), to_tensor(labels)
         if self.pin_memory:
-            out = self._pinned(*out)
+            out = self._pinned(out)
         return out
 
-    def _pinned(self, bg: Any, labels: Any) -> tuple[Any, Any]:
-        """``bg``'s features and ``labels`` moved to page-locked memory, where there is a way to."""
-        from nodeweave import backend
-
+    def _pinned(self, batch: Any) -> Any:
+        """``batch`` with its tensors and its graphs' features in page-locked memory, where there is
+        a way to."""
         reason = pinning_unavailable()
         if reason is not None:
             if not self._warned:
                 self._warned = True
                 nwerr.warn(f"GraphDataLoader: pin_memory=True, but {reason}; batches stay in ordinary "
                            "memory", stacklevel=3)
-            return bg, labels
-        B = backend.current()
-        for views, types in ((bg.nodes, bg.ntypes), (bg.edges, bg.canonical_etypes)):
+            return batch
+        return _pin_all(batch)
+
+
+def _pin_all(x: Any) -> Any:
+    """``x`` with every CPU tensor in it pinned: a tensor, a graph's features (in place), or the
+    items of a tuple, list or dict; anything else as it is."""
+    from nodeweave import backend
+    from nodeweave.graph.heterograph import HeteroGraph
+
+    if isinstance(x, HeteroGraph):
+        for views, types in ((x.nodes, x.ntypes), (x.edges, x.canonical_etypes)):
             for t in types:
                 frame = views[t].data
                 for key in list(frame.keys()):
-                    if B.device_str(frame[key]) == "cpu":
-                        frame[key] = pin_tensor(frame[key])
-        return bg, pin_tensor(labels)
+                    frame[key] = _pin_all(frame[key])
+        return x
+    if isinstance(x, (tuple, list)):
+        return type(x)(_pin_all(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _pin_all(v) for k, v in x.items()}
+    B = backend.of(x)
+    if B is not None and B.name == "pytorch" and B.device_str(x) == "cpu":
+        return pin_tensor(x)
+    return x
 
 
 def pinning_unavailable() -> str | None:

@@ -175,8 +175,11 @@ def ensure_files(files: Sequence[RemoteFile], root: Path, *, download: bool = Tr
         With ``download=False``, naming every missing file and its source.
     ChecksumUnknownError
         A missing file has no recorded sha256 and ``verify`` is true.
-    ChecksumError, DownloadError
+    ChecksumError
         From :func:`fetch`.
+    DownloadError
+        From :func:`fetch`, its message extended with every missing file (where it belongs and
+        where it comes from), so that the files can be put there by hand.
     """
     missing = missing_files(files, root)
     if not missing:
@@ -201,7 +204,14 @@ def ensure_files(files: Sequence[RemoteFile], root: Path, *, download: bool = Tr
         raise nwerr.FileNotFoundError(f"{owner}: these raw files are missing and have no public download URL:\n"
                                       + "\n".join(lines) + "\nPut them there or set NODEWEAVE_DATA_MIRROR to a "
                                       "mirror of the data-directory layout.")
-    fetch(missing, root, mirror=base, progress=progress)
+    try:
+        fetch(missing, root, mirror=base, progress=progress)
+    except DownloadError as e:
+        # The failing URL alone does not tell a user offline what to fetch by hand, nor where to put it.
+        lines = [f"  {root / f.path}  <-  {f.source()}" for f in missing_files(files, root)]
+        raise DownloadError(f"{owner}: {e}\nThe raw files still missing under {root}:\n" + "\n".join(lines)
+                            + "\nPut them there, or set NODEWEAVE_DATA_DIR to a directory holding them.",
+                            status=e.status) from None
 
 
 def fetch(files: Sequence[RemoteFile], root: Path, *, mirror: str | None = None,

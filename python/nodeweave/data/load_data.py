@@ -1,8 +1,13 @@
 """``load_data(args)``: DGL's older one-call dataset loader, which some DGL example scripts still use
-(``data = load_data(args)`` with ``args.dataset`` naming the dataset).
+(``data = load_data(args)`` with ``args.dataset`` naming the dataset), and
+``register_data_args(parser)``, which adds the ``--dataset`` option it reads to a script's parser.
 
 >>> import argparse
->>> from nodeweave.data import load_data
+>>> from nodeweave.data import load_data, register_data_args
+>>> parser = argparse.ArgumentParser()
+>>> register_data_args(parser)
+>>> parser.parse_args(["--dataset", "cora"]).dataset, parser.parse_args([]).dataset
+('cora', None)
 >>> data = load_data(argparse.Namespace(dataset="cora"))  # doctest: +SKIP
 >>> data.num_classes  # doctest: +SKIP
 7
@@ -14,11 +19,12 @@ nodeweave.errors.ValueError: load_data: dataset 'reddit' is not one nodeweave se
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
 from nodeweave import errors as nwerr
 
-__all__ = ["load_data"]
+__all__ = ["load_data", "register_data_args"]
 
 
 def _datasets() -> dict:
@@ -28,6 +34,19 @@ def _datasets() -> dict:
 
     return {"cora": CoraGraphDataset, "citeseer": CiteseerGraphDataset, "pubmed": PubmedGraphDataset,
             "aifb": AIFBDataset, "ppi": PPINode2VecDataset, "dblp": DBLPDataset}
+
+
+def register_data_args(parser: argparse.ArgumentParser) -> None:
+    """Adds the options :func:`load_data` reads to ``parser``: ``--dataset`` (a str, optional,
+    default None, as DGL's: a script that needs it checks it itself).
+
+    The parser is changed in place and nothing is returned, as in DGL.
+    """
+    if not isinstance(parser, argparse.ArgumentParser):
+        raise nwerr.TypeError(f"register_data_args: parser must be an argparse.ArgumentParser, "
+                              f"got {type(parser).__name__}")
+    parser.add_argument("--dataset", type=str, required=False,
+                        help=f"The input dataset, one of {', '.join(_datasets())} (case-insensitive).")
 
 
 def load_data(args: Any) -> Any:

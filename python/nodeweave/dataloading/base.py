@@ -45,9 +45,11 @@ class BlockSampler(Sampler):
     """A sampler that returns ``(input_nodes, output_nodes, blocks)`` (DGL's ``BlockSampler``).
 
     Subclasses implement :meth:`sample_blocks`. The ``prefetch_*`` options name features the
-    loader copies into the blocks: node features of the input nodes into ``blocks[0].srcdata``,
-    labels of the output nodes into ``blocks[-1].dstdata``, and edge features into every block's
-    ``edata``.
+    loader copies into the blocks ahead of use (gathered by the C++ workers where the loader runs
+    them): node features of the input nodes into ``blocks[0].srcdata``, labels of the output nodes
+    into ``blocks[-1].dstdata``, and edge features into every block's ``edata``. Every other
+    feature of the graph is on every block too, as in DGL (``srcdata``, ``dstdata`` and ``edata``),
+    gathered from the graph when it is first read.
     """
 
     def __init__(self, prefetch_node_feats: Sequence[str] | None = None,
@@ -84,6 +86,29 @@ class BlockSampler(Sampler):
         for name in self.prefetch_edge_feats:
             for b in blocks:
                 set_edge_lazy_features(b, g, name)
+        for b in blocks:
+            attach_remaining_features(b, g)
+
+
+def attach_remaining_features(block: Any, g: Any) -> None:
+    """Every node and edge feature of ``g`` that ``block`` does not hold yet (its ``_ID`` columns
+    and the prefetched features stay), as a column gathered from ``g`` when first read."""
+    for side in ("src", "dst"):
+        for nt in (block.srctypes if side == "src" else block.dsttypes):
+            frame = block._node_frames[block._node_key(side, nt)]
+            parent = g._node_frames[g._node_key("all", nt)]
+            missing = [name for name in parent if name not in frame]
+            if missing:
+                ids = _ids_np(frame[NID])
+                for name in missing:
+                    frame.set_lazy(name, parent[name], ids)
+    for ct in block.canonical_etypes:
+        frame, parent = block._edge_frames[ct], g._edge_frames[ct]
+        missing = [name for name in parent if name not in frame]
+        if missing:
+            ids = _ids_np(frame[EID])
+            for name in missing:
+                frame.set_lazy(name, parent[name], ids)
 
 
 def _gather(col: Any, ids: np.ndarray) -> Any:

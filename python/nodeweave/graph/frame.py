@@ -33,6 +33,22 @@ class Scheme(NamedTuple):
     dtype: Any
 
 
+class _LazyRows:
+    """Rows ``idx`` of the tensor ``source``, gathered the first time the column is read. A sampled
+    block carries every feature of the graph it came from this way, as in DGL, and only the
+    features a model reads cost a copy."""
+
+    __slots__ = ("source", "idx")
+
+    def __init__(self, source: Any, idx: np.ndarray) -> None:
+        self.source, self.idx = source, idx
+
+    def gather(self, device: str | None) -> Any:
+        B = backend.of(self.source)
+        out = B.index_select(self.source, self.idx)
+        return out if device is None or B.device_str(out) == device else B.to_device(out, device)
+
+
 class Frame(MutableMapping):
     """Named feature columns, each a tensor with ``num_rows`` rows.
 
@@ -103,10 +119,37 @@ class Frame(MutableMapping):
 
     def __getitem__(self, key: str) -> Any:
         try:
-            return self._columns[key]
+            col = self._columns[key]
         except KeyError:
             raise nwerr.KeyError(f"{self.name} has no feature {key!r} (it has: "
                                  f"{', '.join(map(repr, self._columns)) or 'none'})") from None
+        if isinstance(col, _LazyRows):
+            col = self._columns[key] = col.gather(self.device)
+        return col
+
+    def set_lazy(self, key: str, source: Any, idx: Any) -> None:
+        """Makes column ``key`` rows ``idx`` of tensor ``source``, gathered (and moved to this
+        frame's device) only when the column is first read.
+
+        >>> import nodeweave.core as nc
+        >>> f = Frame(2, name="srcdata")
+        >>> f.set_lazy("h", nc.tensor([[1.0], [2.0], [3.0]]), [2, 0])
+        >>> f.schemes["h"].shape, f["h"].tolist()
+        ((1,), [[3.0], [1.0]])
+        """
+        if not isinstance(key, str):
+            raise nwerr.TypeError(f"{self.name}: feature names must be strings, got {type(key).__name__}")
+        B = backend.of(source)
+        if B is None:
+            raise nwerr.TypeError(f"{self.name}[{key!r}]: expected a tensor, got {type(source).__name__}")
+        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+        rows = B.shape(source)[0] if len(B.shape(source)) else 0
+        if len(idx) != self._num_rows:
+            raise nwerr.ValueError(f"{self.name}[{key!r}]: expected {self._num_rows} row ids "
+                                   f"(one per {self.row_name}), got {len(idx)}")
+        if idx.size and (idx.min() < 0 or idx.max() >= rows):
+            raise nwerr.IndexError(f"{self.name}[{key!r}]: row ids must lie in [0, {rows}) of the source tensor")
+        self._columns[key] = _LazyRows(source, idx)
 
     def __delitem__(self, key: str) -> None:
         try:
@@ -129,7 +172,8 @@ class Frame(MutableMapping):
     @property
     def schemes(self) -> dict[str, Scheme]:
         """``{name: Scheme(row shape, dtype)}`` of every column."""
-        return {k: Scheme(tuple(v.shape[1:]), v.dtype) for k, v in self._columns.items()}
+        return {k: Scheme(tuple((v.source if isinstance(v, _LazyRows) else v).shape[1:]),
+                          (v.source if isinstance(v, _LazyRows) else v).dtype) for k, v in self._columns.items()}
 
     # ------------------------------------------------------------------ initializers
 
@@ -189,15 +233,30 @@ class Frame(MutableMapping):
             raise nwerr.IndexError(f"{self.name}: row {bad} is out of range for {self._num_rows} rows")
         f = Frame(len(idx), name=self.name, row_name=self.row_name, device=self.device)
         for k, v in self._columns.items():
-            f._columns[k] = backend.of(v).index_select(v, idx)
+            # a lazy column stays lazy: its rows are picked from its own row ids
+            f._columns[k] = (_LazyRows(v.source, v.idx[idx]) if isinstance(v, _LazyRows)
+                             else backend.of(v).index_select(v, idx))
         return self._copy_settings(f)
 
     def to(self, device: str) -> "Frame":
         """A new frame with every column moved to ``device``."""
         f = Frame(self._num_rows, name=self.name, row_name=self.row_name, device=device)
         for k, v in self._columns.items():
-            f._columns[k] = backend.of(v).to_device(v, device)
+            # a lazy column is gathered where it is read, then moved to the frame's device
+            f._columns[k] = v if isinstance(v, _LazyRows) else backend.of(v).to_device(v, device)
         return self._copy_settings(f)
+
+    def __getstate__(self) -> dict:
+        # Pickled with lazy columns gathered: a pickle holds the frame's rows, not its source tensors.
+        state = {k: getattr(self, k) for k in self.__slots__}
+        state["_columns"] = {k: self[k] for k in self._columns}
+        return state
+
+    def __setstate__(self, state: Any) -> None:
+        if isinstance(state, tuple):  # the default slots state (None, {slot: value}) of older pickles
+            state = state[1]
+        for k, v in state.items():
+            setattr(self, k, v)
 
     def update(self, other: Any = (), **kw: Any) -> None:  # type: ignore[override]
         """Sets several columns; all are validated before any is stored."""

@@ -21,6 +21,7 @@ chosen here is stated in the docstring. One module per idea:
 - :mod:`~nodeweave.graph.transforms.type_subgraph`: ``node_type_subgraph``, ``edge_type_subgraph``;
 - :mod:`~nodeweave.graph.transforms.feature_cast`: ``to_half``, ``to_float``, ``to_double``,
   ``to_bfloat16`` (every floating-point feature cast at once);
+- :mod:`~nodeweave.graph.transforms.edge_norm`: ``norm_by_dst`` (per-edge ``1 / in-degree``, a tensor);
 - :mod:`~nodeweave.graph.transforms._common`: the helpers they share (see there for why nothing here
   imports the graph class lazily).
 
@@ -58,6 +59,7 @@ from nodeweave.graph.transforms.clone import clone  # noqa: F401
 from nodeweave.graph.transforms.edit import add_nodes, add_edges, remove_nodes, remove_edges  # noqa: F401
 from nodeweave.graph.transforms.type_subgraph import node_type_subgraph, edge_type_subgraph  # noqa: F401
 from nodeweave.graph.transforms.feature_cast import to_half, to_float, to_double, to_bfloat16  # noqa: F401
+from nodeweave.graph.transforms.edge_norm import norm_by_dst  # noqa: F401
 
 __all__ = ["NID", "EID", "reverse", "add_self_loop", "remove_self_loop", "to_simple", "to_bidirected",
            "add_reverse_edges", "node_subgraph", "edge_subgraph", "in_subgraph", "out_subgraph",
@@ -65,4 +67,4 @@ __all__ = ["NID", "EID", "reverse", "add_self_loop", "remove_self_loop", "to_sim
            "to_homogeneous", "to_heterogeneous", "reorder_graph", "NTYPE", "ETYPE", "metapath_reachable_graph",
            "random_walk_pe", "lap_pe", "laplacian_pe", "svd_pe", "clone", "add_nodes", "add_edges",
            "remove_nodes", "remove_edges", "node_type_subgraph", "edge_type_subgraph", "khop_adj", "to_half",
-           "to_float", "to_double", "to_bfloat16"]
+           "to_float", "to_double", "to_bfloat16", "norm_by_dst"]

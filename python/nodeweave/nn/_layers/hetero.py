@@ -54,6 +54,13 @@ class _StackedAggregate:
         return f"{self.how}_aggregate"
 
 
+def _is_feature_dict(x: Any) -> bool:
+    """A Mapping, or a dict-like container not registered as one: ``torch.nn.ParameterDict`` (DGL's
+    heterogeneous R-GCN example passes its learnt node embeddings as one)."""
+    return isinstance(x, Mapping) or all(callable(getattr(x, m, None))
+                                         for m in ("keys", "items", "__getitem__", "__contains__"))
+
+
 def _key(k: Any) -> str:
     """ModuleDict key of a type: the name itself, or ``str()`` of a canonical edge type."""
     return k if isinstance(k, str) else str(tuple(k))
@@ -130,10 +137,10 @@ class HeteroGraphConv(nn.Module):
         mod_args = mod_args or {}
         mod_kwargs = mod_kwargs or {}
         if isinstance(inputs, tuple):
-            if len(inputs) != 2 or not all(isinstance(d, Mapping) for d in inputs):
+            if len(inputs) != 2 or not all(_is_feature_dict(d) for d in inputs):
                 raise nwerr.TypeError("HeteroGraphConv: inputs must be a dict {ntype: tensor} or a pair of such dicts")
             src_inputs, dst_inputs = inputs
-        elif isinstance(inputs, Mapping):
+        elif _is_feature_dict(inputs):
             src_inputs = inputs
             if is_block(g):
                 dst_inputs = {k: v[:g.num_dst_nodes(k)] for k, v in inputs.items()}
