@@ -370,6 +370,10 @@ class HeteroGraph(MessagePassing):
     def _side_count(self, side: str, ntype: str) -> int:
         return self._num_nodes[self._node_key(side, ntype)]
 
+    def _in_side(self, side: str, ntype: str) -> bool:
+        """Whether ``ntype`` (checked by :meth:`_ntype`) is a node type of ``side``."""
+        return ntype in {"all": self.ntypes, "src": self.srctypes, "dst": self.dsttypes}[side]
+
     def get_ntype_id(self, ntype: str | None) -> int:
         """Position of ``ntype`` in :attr:`ntypes`."""
         return self._ntypes.index(self._ntype(ntype))
@@ -827,6 +831,17 @@ class HeteroGraph(MessagePassing):
     def cpu(self) -> "HeteroGraph":
         """This graph on the CPU."""
         return self.to("cpu")
+
+    def is_pinned(self) -> bool:
+        """Whether the graph sits in page-locked host memory for GPU access (DGL's ``is_pinned``):
+        never, in nodeweave. A graph's structure lives in nodeweave's own storage; GPU training moves
+        the graph with :meth:`to` (and the loaders pin the batches they copy)."""
+        return False
+
+    def unpin_memory_(self) -> "HeteroGraph":
+        """DGL's ``unpin_memory_``: releases page-locked memory. A nodeweave graph is never pinned
+        (:meth:`is_pinned`), so this returns the graph unchanged, as DGL does for an unpinned one."""
+        return self
 
     # ------------------------------------------------------------------ batching information
 
