@@ -41,6 +41,7 @@ from nodeweave.data.rdf import AIFBDataset  # noqa: F401
 from nodeweave.data.tu import TUDataset  # noqa: F401
 from nodeweave.data.gin import GINDataset  # noqa: F401
 from nodeweave.data.community import PPINode2VecDataset, DBLPDataset  # noqa: F401
+from nodeweave.data.minigc import MiniGCDataset  # noqa: F401
 from nodeweave.data.dataloader import GraphDataLoader, kfold_split  # noqa: F401
 from nodeweave.data.load_data import load_data  # noqa: F401
 
@@ -48,4 +49,5 @@ __all__ = ["DataFormatError", "ChecksumError", "ChecksumUnknownError", "Download
            "Dataset", "Subset", "PlanetoidDataset", "CoraGraphDataset", "CiteseerGraphDataset",
            "PubmedGraphDataset", "KnowledgeGraphDataset", "FB15k237Dataset", "WN18RRDataset", "WN18Dataset",
            "FB15kDataset", "KinshipDataset", "NationsDataset", "UMLSDataset", "AIFBDataset", "TUDataset",
-           "GINDataset", "PPINode2VecDataset", "DBLPDataset", "GraphDataLoader", "kfold_split", "load_data"]
+           "GINDataset", "PPINode2VecDataset", "DBLPDataset", "MiniGCDataset", "GraphDataLoader", "kfold_split",
+           "load_data"]

@@ -30,7 +30,6 @@ from nodeweave.graph.transforms import EID, NID
 from nodeweave import errors as nwerr
 
 Canonical = tuple
-_SIDE_PREFIXES = (("SRC/", "src"), ("DST/", "dst"))
 
 
 class Block(HeteroGraph):
@@ -98,15 +97,6 @@ class Block(HeteroGraph):
 
     # ------------------------------------------------------------------ the two sides
 
-    @staticmethod
-    def _named_side(ntype: str) -> tuple[str | None, str]:
-        """DGL names a block's two node sets of type ``t`` ``'SRC/t'`` and ``'DST/t'``: the side such a
-        name fixes (None for a plain type name) and the type."""
-        for prefix, side in _SIDE_PREFIXES:
-            if ntype.startswith(prefix):
-                return side, ntype[len(prefix):]
-        return None, ntype
-
     def _node_key(self, side: str, ntype: str) -> Any:
         named, nt = self._named_side(ntype)
         if named is not None:
@@ -148,6 +138,7 @@ class Block(HeteroGraph):
     def dsttypes(self) -> list[str]:
         return list(self._dsttypes)
 
+    @property
     def is_unibipartite(self) -> bool:
         return True
 
@@ -399,3 +390,28 @@ def create_block(data_dict: Any, num_src_nodes: Any = None, num_dst_nodes: Any =
             for ct, spec in specs.items()}
     block = Block(counts["src"], counts["dst"], rels)
     return block if device is None else block.to(device)
+
+
+def block_to_graph(block: Block) -> HeteroGraph:
+    """The block as an ordinary graph (DGL's ``block_to_graph``): source node type ``t`` becomes
+    ``'t_src'``, destination type ``t`` becomes ``'t_dst'``, edge types keep their names between
+    them, and every feature tensor is shared (the same objects).
+
+    >>> import nodeweave as nw
+    >>> b = nw.create_block({("A", "AB", "B"): ([1, 2, 3], [2, 1, 0])})
+    >>> g = nw.block_to_graph(b)
+    >>> g.ntypes, g.canonical_etypes, g.is_block
+    (['A_src', 'B_dst'], [('A_src', 'AB', 'B_dst')], False)
+    """
+    if not isinstance(block, Block):
+        raise nwerr.TypeError(f"block_to_graph: block must be a Block, got {type(block).__name__}")
+    num = {f"{nt}_src": block._num_nodes[("src", nt)] for nt in block.srctypes}
+    num.update({f"{nt}_dst": block._num_nodes[("dst", nt)] for nt in block.dsttypes})
+    rename = {ct: (f"{ct[0]}_src", ct[1], f"{ct[2]}_dst") for ct in block.canonical_etypes}
+    g = HeteroGraph._create(num, {rename[ct]: block._rels[ct] for ct in block.canonical_etypes},
+                            device=block._device)
+    for (side, nt), frame in block._node_frames.items():
+        g._node_frames[f"{nt}_{side}"] = frame.clone_shallow()
+    for ct, frame in block._edge_frames.items():
+        g._edge_frames[rename[ct]] = frame.clone_shallow()
+    return g

@@ -8,6 +8,7 @@ Randomness comes from ``random_seed=`` or, when omitted, nodeweave's default gen
 from nodeweave.sampling.neighbor import sample_neighbors, sample_neighbors_fused  # noqa: E402,F401
 from nodeweave.sampling.etype_neighbors import sample_etype_neighbors  # noqa: E402,F401
 from nodeweave.sampling.topk import select_topk  # noqa: E402,F401
+from nodeweave.sampling.biased import sample_neighbors_biased  # noqa: E402,F401
 from nodeweave.sampling.negative import global_uniform_negative_sampling  # noqa: E402,F401
 from nodeweave.sampling.labor import sample_labors  # noqa: E402,F401
 from nodeweave.sampling.randomwalks import random_walk, node2vec_random_walk, pack_traces  # noqa: E402,F401
