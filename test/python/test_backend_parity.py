@@ -819,6 +819,38 @@ SPECS += [
                           for t in d.values()]),
 ]
 
+# Knowledge-graph triple scores and random-walk embeddings. DeepWalk draws its negatives from
+# nodeweave's generator, reseeded before each side's forward so both draw the same ones.
+_TRIPLES = lambda rng, g: {"h": randn(rng, 6, 4), "t": randn(rng, 6, 4), "r": rng.integers(0, 3, 6)}  # noqa: E731
+_f_triples = lambda m, g, x: m(x["h"], x["t"], x["r"])  # noqa: E731
+_RING = nw.graph(([0, 1, 2, 3, 4], [1, 2, 3, 4, 0]))
+_MP_GRAPH = nw.heterograph({("user", "uc", "company"): ([0, 1, 2], [1, 0, 1]),
+                            ("company", "cu", "user"): ([0, 1], [2, 0])})
+
+
+def _seeded_call(m, walks):
+    nw.seed(11)
+    return m(walks)
+
+
+SPECS += [
+    Spec("TransE", "l1", lambda ns: ns.nwnn.TransE(3, 4), _no_graph, _TRIPLES, _f_triples),
+    Spec("TransR", "l2", lambda ns: ns.nwnn.TransR(3, 2, 4, p=2), _no_graph, _TRIPLES, _f_triples),
+    Spec("DeepWalk", "fast-neg", lambda ns: ns.nwnn.DeepWalk(_RING, emb_dim=3, walk_length=4, window_size=2,
+                                                              negative_size=2, sparse=False), _no_graph,
+         lambda rng, g: {"w": np.array([[(v + k) % 5 for k in range(4)] for v in (0, 3, 3)])},
+         lambda m, g, x: _seeded_call(m, x["w"])),
+    Spec("DeepWalk", "degree-neg", lambda ns: ns.nwnn.DeepWalk(_RING, emb_dim=3, walk_length=3, window_size=1,
+                                                                fast_neg=False, sparse=False), _no_graph,
+         lambda rng, g: {"w": np.array([[(v + k) % 5 for k in range(3)] for v in (1, 4)])},
+         lambda m, g, x: _seeded_call(m, x["w"])),
+    Spec("MetaPath2Vec", "loss", lambda ns: ns.nwnn.MetaPath2Vec(_MP_GRAPH, ["uc", "cu"], 1, emb_dim=3,
+                                                                  negative_size=2, sparse=False), _no_graph,
+         lambda rng, g: {"u": rng.integers(0, 5, 4), "v": rng.integers(0, 5, 4), "n": rng.integers(0, 5, (4, 2))},
+         lambda m, g, x: m(x["u"], x["v"], x["n"])),
+]
+
+
 def randomize(module, rng, np_dtype):
     """Random values for every floating parameter and buffer of the native module (biases and
     BatchNorm statistics start at 0/1 otherwise, which would leave paths unchecked)."""
