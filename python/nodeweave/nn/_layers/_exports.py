@@ -70,3 +70,8 @@ __all__ += ["TransE", "TransR"]
 from .network_emb import DeepWalk, MetaPath2Vec  # noqa: E402
 
 __all__ += ["DeepWalk", "MetaPath2Vec"]
+
+# Parameterized explainers
+from .explain import PGExplainer, HeteroPGExplainer  # noqa: E402
+
+__all__ += ["PGExplainer", "HeteroPGExplainer"]
