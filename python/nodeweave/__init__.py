@@ -84,3 +84,9 @@ from nodeweave.graph.transforms import (khop_adj, to_half, to_float, to_double, 
                                         norm_by_dst)
 # Farthest point sampling and neighbour matching (nodeweave.geometry, as dgl.geometry)
 from nodeweave import geometry  # noqa: E402,F401
+# graph partitioning (DGL's dgl.partition and its top-level names); dgl.utils helpers; dgl.convert
+from nodeweave import partition, utils, convert  # noqa: E402,F401
+from nodeweave.partition import metis_partition, metis_partition_assignment, partition_graph_with_halo  # noqa: E402,F401
+from nodeweave.graph.transforms import sort_csr_by_tag, sort_csc_by_tag, merge  # noqa: E402,F401
+from nodeweave.graph.block import block_to_graph  # noqa: E402,F401
+from nodeweave.graph.batch import slice_batch  # noqa: E402,F401

@@ -819,6 +819,82 @@ SPECS += [
                           for t in d.values()]),
 ]
 
+# Knowledge-graph triple scores and random-walk embeddings. DeepWalk draws its negatives from
+# nodeweave's generator, reseeded before each side's forward so both draw the same ones.
+_TRIPLES = lambda rng, g: {"h": randn(rng, 6, 4), "t": randn(rng, 6, 4), "r": rng.integers(0, 3, 6)}  # noqa: E731
+_f_triples = lambda m, g, x: m(x["h"], x["t"], x["r"])  # noqa: E731
+_RING = nw.graph(([0, 1, 2, 3, 4], [1, 2, 3, 4, 0]))
+_MP_GRAPH = nw.heterograph({("user", "uc", "company"): ([0, 1, 2], [1, 0, 1]),
+                            ("company", "cu", "user"): ([0, 1], [2, 0])})
+
+
+def _seeded_call(m, walks):
+    nw.seed(11)
+    return m(walks)
+
+
+SPECS += [
+    Spec("TransE", "l1", lambda ns: ns.nwnn.TransE(3, 4), _no_graph, _TRIPLES, _f_triples),
+    Spec("TransR", "l2", lambda ns: ns.nwnn.TransR(3, 2, 4, p=2), _no_graph, _TRIPLES, _f_triples),
+    Spec("DeepWalk", "fast-neg", lambda ns: ns.nwnn.DeepWalk(_RING, emb_dim=3, walk_length=4, window_size=2,
+                                                              negative_size=2, sparse=False), _no_graph,
+         lambda rng, g: {"w": np.array([[(v + k) % 5 for k in range(4)] for v in (0, 3, 3)])},
+         lambda m, g, x: _seeded_call(m, x["w"])),
+    Spec("DeepWalk", "degree-neg", lambda ns: ns.nwnn.DeepWalk(_RING, emb_dim=3, walk_length=3, window_size=1,
+                                                                fast_neg=False, sparse=False), _no_graph,
+         lambda rng, g: {"w": np.array([[(v + k) % 5 for k in range(3)] for v in (1, 4)])},
+         lambda m, g, x: _seeded_call(m, x["w"])),
+    Spec("MetaPath2Vec", "loss", lambda ns: ns.nwnn.MetaPath2Vec(_MP_GRAPH, ["uc", "cu"], 1, emb_dim=3,
+                                                                  negative_size=2, sparse=False), _no_graph,
+         lambda rng, g: {"u": rng.integers(0, 5, 4), "v": rng.integers(0, 5, 4), "n": rng.integers(0, 5, (4, 2))},
+         lambda m, g, x: m(x["u"], x["v"], x["n"])),
+]
+
+
+# PGExplainer / HeteroPGExplainer: graph explanations in eval mode (deterministic)
+def _pg_model(ns, hetero=False):
+    """Linear messages scaled by edge_weight, summed, tanh (the embeddings); the mean per graph
+    (a sum over node types for heterographs) through a Linear gives the logits."""
+
+    class Model(ns.tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lins = ns.tnn.ModuleDict({ct[1]: ns.tnn.Linear(4, 3) for ct in (RELS if hetero else [("_N", "e", "_N")])})
+            self.out = ns.tnn.Linear(3, 2)
+
+        def forward(self, g, h, embed=False, edge_weight=None):
+            hd = h if hetero else {"_N": h}
+            wd = edge_weight if hetero or edge_weight is None else {g.canonical_etypes[0]: edge_weight}
+            with g.local_scope():
+                funcs = {}
+                for ct in g.canonical_etypes:
+                    key = ct[1] if hetero else "e"
+                    g.nodes[ct[0]].data[f"h_{key}"] = self.lins[key](hd[ct[0]])
+                    w = ns.T.ones(g.num_edges(ct), dtype=hd[ct[0]].dtype) if wd is None else wd[ct]
+                    g.edges[ct].data["w"] = w.reshape(-1, 1)
+                    funcs[ct] = (nw.function.u_mul_e(f"h_{key}", "w", "m"), nw.function.sum("m", "z"))
+                g.multi_update_all(funcs, "sum")
+                like = next(iter(hd.values()))   # a type without in-edges (shop) embeds as zeros
+                z = {nt: ns.T.tanh(g.nodes[nt].data["z"]) if "z" in g.nodes[nt].data
+                     else ns.T.zeros(g.num_nodes(nt), 3, dtype=like.dtype) for nt in g.ntypes}
+            if embed:
+                return z if hetero else z["_N"]
+            if hetero:
+                return self.out(sum(v.mean(0, keepdim=True) for v in z.values()))
+            return self.out(ns.nwnn.AvgPooling()(g, z["_N"]))
+
+    return Model()
+
+
+SPECS += [
+    Spec("PGExplainer", "graph", lambda ns: ns.nwnn.PGExplainer(_pg_model(ns), 3), bat,
+         lambda rng, g: {"x": randn(rng, n_src(g), 4)}, lambda m, g, x: m.explain_graph(g, x["x"])),
+    Spec("HeteroPGExplainer", "graph", lambda ns: ns.nwnn.HeteroPGExplainer(_pg_model(ns, hetero=True), 3), hetero,
+         lambda rng, g: {f"x_{nt}": randn(rng, n, 4) for nt, n in HN.items()},
+         lambda m, g, x: m.explain_graph(g, {nt: x[f"x_{nt}"] for nt in HN})),
+]
+
+
 def randomize(module, rng, np_dtype):
     """Random values for every floating parameter and buffer of the native module (biases and
     BatchNorm statistics start at 0/1 otherwise, which would leave paths unchecked)."""

@@ -172,6 +172,35 @@ def test_relation_keeps_formats_it_had_not_built_yet():
     np.testing.assert_array_equal(indices, [0, 2])
 
 
+@pytest.mark.parametrize("build", [["csr"], ["csc"], ["csr", "csc"]])
+def test_built_formats_are_built_again_after_loading(build):
+    """As DGL's pickles: what was built before pickling is built after loading (so that
+    create_formats_() before handing a graph to workers spares each worker the work), from the
+    one stored format; the arrays equal the originals."""
+    g = homogeneous(np.random.default_rng(4))
+    rel = g._rels[g.canonical_etypes[0]]
+    for f in build:
+        getattr(rel, f)()
+    back = pickle.loads(pickle.dumps(rel))
+    assert back.created_formats == rel.created_formats == ["coo"] + build
+    for f in ["coo"] + build:
+        for x, y in zip(getattr(rel, f)(), getattr(back, f)()):
+            np.testing.assert_array_equal(x, y)
+    only = g.formats(build[-1])._rels[g.canonical_etypes[0]]   # a relation that may hold one format
+    assert pickle.loads(pickle.dumps(only)).created_formats == [build[-1]]
+
+
+def _created_formats(g):
+    return g.formats()["created"]
+
+
+def test_created_formats_reach_a_spawned_worker():
+    g = homogeneous(np.random.default_rng(5))
+    g.create_formats_()
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        assert pool.apply(_created_formats, (g,)) == ["coo", "csr", "csc"]
+
+
 def test_deepcopy_is_independent():
     g = homogeneous(np.random.default_rng(3))
     h = copy.deepcopy(g)

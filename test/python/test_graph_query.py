@@ -238,7 +238,7 @@ def test_ambiguous_etype_needs_canonical():
 
 def test_unibipartite_src_dst_types():
     g = nw.heterograph({("user", "buys", "item"): ([0, 1], [2, 0])})
-    assert g.is_unibipartite()
+    assert g.is_unibipartite
     assert g.srctypes == ["user"] and g.dsttypes == ["item"]
     assert g.num_src_nodes() == 2 and g.num_dst_nodes() == 3
     h, _ = _hetero()

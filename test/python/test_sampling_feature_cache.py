@@ -96,9 +96,11 @@ def test_bad_cache_size():
 
 
 def test_use_ddp_is_refused_not_ignored():
-    """DGL's use_ddp shards the seeds per rank: ignoring it would train every rank on every seed."""
+    """DGL's use_ddp shards the seeds per rank: ignoring it would train every rank on every seed, so
+    without an initialized process group it is refused (the sharding is tested in
+    test_dataloading_dgl_additions.py)."""
     g = _graph()
-    with pytest.raises(NotImplementedError, match="use_ddp"):
+    with pytest.raises(ValueError, match="use_ddp=True needs torch.distributed"):
         DataLoader(g, np.arange(10), NeighborSampler([2]), use_ddp=True)
     DataLoader(g, np.arange(10), NeighborSampler([2]), use_ddp=False, persistent_workers=True)  # hints
 

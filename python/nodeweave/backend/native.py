@@ -41,7 +41,8 @@ def _device_arg(device: Any) -> str | None:
 
 def from_numpy(arr: np.ndarray, device: Any = None) -> Tensor:
     """A tensor holding a copy of ``arr`` (on ``device`` when given)."""
-    t = nc.tensor(np.ascontiguousarray(arr))
+    # np.ascontiguousarray makes a 0-d array 1-d; a scalar must stay a 0-d tensor
+    t = nc.tensor(np.ascontiguousarray(arr) if np.ndim(arr) else np.array(arr))
     dev = _device_arg(device)
     if dev is not None and dev != "cpu":
         t = t.to(dev)

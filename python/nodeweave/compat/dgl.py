@@ -27,9 +27,12 @@ A DGL module nodeweave does not have raises ``ModuleNotFoundError`` naming both.
 on PyTorch tensors, so :func:`install` also selects the pytorch backend unless ``NODEWEAVE_BACKEND``
 is set.
 
-The alias lives in this process: worker processes started with the ``spawn`` or ``forkserver``
-method re-import the script without it (``fork``, Linux's default, keeps it). Call :func:`install`
-at the top of the script for those.
+The alias reaches the processes this one starts: ``fork`` (Linux's default) copies it, and a
+process started with ``spawn`` or ``forkserver`` (``torch.multiprocessing.spawn`` for DDP training,
+say) inherits ``sys.path``, where :func:`install` puts a placeholder ``dgl`` package that installs
+the alias there on the first ``import dgl`` (same backend: :func:`install` also sets
+``NODEWEAVE_BACKEND`` when it is unset). A process started by other means (``subprocess``) needs
+the runner or :func:`install` itself.
 
 It is an alias, not an emulation: where nodeweave differs from DGL (``docs/migrating_from_dgl.md``
 lists every difference) the script sees nodeweave's behaviour.
@@ -75,6 +78,9 @@ _SUBMODULE_EXTRA_NAMES = {
 }
 # dgl submodules whose nodeweave counterpart has another name: dgl.<key>[.x] -> nodeweave.<value>[.x]
 _REDIRECTS = {"backend": "compat.dgl_backend"}
+# Holds the placeholder `dgl` package that installs the alias in spawned processes.
+_SPAWN_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_spawn")
+_ENV_SET: list[str] = []  # the NODEWEAVE_BACKEND value install() set (uninstall() removes it)
 
 
 def _target(fullname: str) -> str:
@@ -184,13 +190,22 @@ def install(backend: str | None = None) -> None:
                                  "this process; install the alias before anything imports dgl")
     if not installed():
         sys.meta_path.insert(0, _AliasFinder())
+    if _SPAWN_PATH not in sys.path:
+        sys.path.insert(0, _SPAWN_PATH)  # for spawned processes: see the module docstring
     choice = backend or os.environ.get("NODEWEAVE_BACKEND") or "pytorch"
+    if "NODEWEAVE_BACKEND" not in os.environ:  # spawned processes choose the same backend
+        os.environ["NODEWEAVE_BACKEND"] = choice
+        _ENV_SET.append(choice)
     nodeweave.set_backend(choice)
 
 
 def uninstall() -> None:
     """Remove the alias and the ``dgl`` entries it put in ``sys.modules``."""
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _AliasFinder)]
+    sys.path[:] = [p for p in sys.path if p != _SPAWN_PATH]
+    if _ENV_SET and os.environ.get("NODEWEAVE_BACKEND") == _ENV_SET[0]:
+        del os.environ["NODEWEAVE_BACKEND"]
+    _ENV_SET.clear()
     for name in [n for n in sys.modules if n == ALIAS or n.startswith(ALIAS + ".")]:
         del sys.modules[name]
 

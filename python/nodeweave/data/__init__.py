@@ -42,6 +42,7 @@ from nodeweave.data.rdf import AIFBDataset, MUTAGDataset, BGSDataset, AMDataset 
 from nodeweave.data.tu import TUDataset  # noqa: F401
 from nodeweave.data.gin import GINDataset  # noqa: F401
 from nodeweave.data.community import PPINode2VecDataset, DBLPDataset  # noqa: F401
+from nodeweave.data.minigc import MiniGCDataset  # noqa: F401
 from nodeweave.data.dataloader import GraphDataLoader, kfold_split  # noqa: F401
 from nodeweave.data.load_data import load_data, register_data_args  # noqa: F401
 
@@ -50,5 +51,5 @@ __all__ = ["DataFormatError", "ChecksumError", "ChecksumUnknownError", "Download
            "PubmedGraphDataset", "KnowledgeGraphDataset", "FB15k237Dataset", "WN18RRDataset", "WN18Dataset",
            "FB15kDataset", "KinshipDataset", "NationsDataset", "UMLSDataset", "AIFBDataset", "MUTAGDataset",
            "BGSDataset", "AMDataset", "TUDataset",
-           "GINDataset", "PPINode2VecDataset", "DBLPDataset", "GraphDataLoader", "kfold_split", "load_data",
-           "register_data_args"]
+           "GINDataset", "PPINode2VecDataset", "DBLPDataset", "MiniGCDataset", "GraphDataLoader", "kfold_split",
+           "load_data", "register_data_args"]

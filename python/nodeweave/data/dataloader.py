@@ -98,7 +98,9 @@ class GraphDataLoader:
     ----------
     dataset
         Anything with ``len`` and integer indexing returning ``(graph, label)``.
-    batch_size : int
+    batch_size : int or None
+        Graphs per batch; None yields the items one by one, unbatched, each label a 0-d tensor
+        (``torch.utils.data.DataLoader``'s ``batch_size=None``).
     shuffle : bool
         A new random order every epoch.
     drop_last : bool
@@ -131,11 +133,12 @@ class GraphDataLoader:
     [2, 1]
     """
 
-    def __init__(self, dataset: Any, batch_size: int = 1, shuffle: bool = False, drop_last: bool = False,
+    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool = False, drop_last: bool = False,
                  seed: int | None = None, sampler: Iterable[int] | None = None, pin_memory: bool = False,
                  collate_fn: Callable[[list], Any] | None = None) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-            raise nwerr.ValueError(f"GraphDataLoader: batch_size must be a positive int, got {batch_size!r}")
+        if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer))
+                                       or batch_size < 1):
+            raise nwerr.ValueError(f"GraphDataLoader: batch_size must be a positive int or None, got {batch_size!r}")
         if sampler is not None:
             if isinstance(sampler, (str, bytes, dict)) or not isinstance(sampler, Iterable):
                 raise nwerr.TypeError(f"GraphDataLoader: sampler must be an iterable of dataset indices, got "
@@ -146,7 +149,7 @@ class GraphDataLoader:
             raise nwerr.TypeError(f"GraphDataLoader: collate_fn must be a callable list of items -> batch, got "
                                   f"{type(collate_fn).__name__}")
         self.collate_fn = collate_fn
-        self.dataset, self.batch_size = dataset, int(batch_size)
+        self.dataset, self.batch_size = dataset, None if batch_size is None else int(batch_size)
         self.shuffle, self.drop_last = bool(shuffle), bool(drop_last)
         self.sampler, self.pin_memory = sampler, flag(pin_memory, "pin_memory", "GraphDataLoader")
         self._rng = np.random.default_rng(seed)
@@ -160,6 +163,8 @@ class GraphDataLoader:
         else:
             raise nwerr.TypeError(f"GraphDataLoader: len() needs a sampler with a length, got "
                                   f"{type(self.sampler).__name__}")
+        if self.batch_size is None:
+            return n
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
 
     def _indices(self) -> Iterator[int]:
@@ -179,6 +184,18 @@ class GraphDataLoader:
             yield int(idx)
 
     def __iter__(self) -> Iterator[tuple[Any, Any]]:
+        if self.batch_size is None:  # no batching (torch's batch_size=None): one (graph, label) per item
+            from nodeweave import backend
+
+            for i in self._indices():
+                if self.collate_fn is not None:  # as torch: collate_fn sees each item alone
+                    out = self.collate_fn(self.dataset[i])
+                else:
+                    g, label = self.dataset[i]
+                    value = np.array(_label_value(label))  # 0-d stays 0-d (to_tensor would make it 1-d)
+                    out = g, backend.current().from_numpy(value)
+                yield self._pinned(out) if self.pin_memory else out
+            return
         chunk: list[int] = []
         for i in self._indices():
             chunk.append(i)

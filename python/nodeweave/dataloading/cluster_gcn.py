@@ -33,6 +33,7 @@ from nodeweave import _C, backend
 from nodeweave.dataloading.base import Sampler
 from nodeweave.dataloading.subgraph_batch import check_homogeneous, cpu_relation, feature_list, induced_subgraph_batch
 from nodeweave.graph.heterograph import HeteroGraph, as_int_array
+from nodeweave.partition import metis_node_weights
 from nodeweave import errors as nwerr
 
 __all__ = ["ClusterGCNSampler", "induced_subgraph_batch", "feature_list"]
@@ -146,7 +147,7 @@ class ClusterGCNSampler(Sampler):
         self.prefetch_edata = feature_list(prefetch_edata, "prefetch_edata")
         self.output_device = output_device
         self.cache_path = None if cache_path is None else os.fspath(cache_path)
-        weights = self._node_weights(g, balance_ntypes, bool(balance_edges))
+        weights = metis_node_weights(g, balance_ntypes, bool(balance_edges), fn)
         fingerprint = {
             "version": _CACHE_VERSION, "num_nodes": n, "num_edges": g.num_edges(), "k": self.k,
             "edges_sha256": _graph_digest(g), "mode": mode, "balance_edges": bool(balance_edges),
@@ -166,26 +167,6 @@ class ClusterGCNSampler(Sampler):
             cached = (offset, node_ids)
         self.partition_offset, self.partition_node_ids = cached
         self._num_nodes = n
-
-    @staticmethod
-    def _node_weights(g: HeteroGraph, balance_ntypes: Any, balance_edges: bool) -> np.ndarray | None:
-        """METIS' multi-constraint weights as DGL builds them: a 0/1 column per distinct value of
-        ``balance_ntypes``, then in-degree column(s) when ``balance_edges``."""
-        n = g.num_nodes()
-        cols = []
-        types = None
-        if balance_ntypes is not None:
-            b = backend.of(balance_ntypes)
-            types = np.asarray(b.to_numpy(balance_ntypes) if b is not None else balance_ntypes).reshape(-1)
-            if types.shape != (n,):
-                raise nwerr.ValueError(f"ClusterGCNSampler: balance_ntypes must hold one value per node ({n}), "
-                                       f"got shape {types.shape}")
-            cols = [(types == t).astype(np.int64) for t in np.unique(types)]
-        if balance_edges:
-            deg = g.in_degrees()
-            deg = backend.of(deg).to_numpy(deg).astype(np.int64)
-            cols += [deg] if types is None else [np.where(types == t, deg, 0) for t in np.unique(types)]
-        return np.ascontiguousarray(np.stack(cols, 1)) if cols else None
 
     def part_nodes(self, part: int) -> np.ndarray:
         """Node ids of part ``part`` in increasing order (a NumPy view)."""

@@ -90,6 +90,11 @@ class DataLoader:
     seed : int, optional
         Fixes shuffling and sampling (default: drawn once from nodeweave's generator, so
         ``nodeweave.core.manual_seed`` before building the loader makes runs repeatable).
+    use_ddp : bool
+        Keyword only. With ``torch.distributed`` initialized, each rank iterates over its own
+        contiguous share of ``indices``, as DGL splits them: ``len(indices) // world_size`` seeds
+        under ``drop_last``, otherwise ``ceil(len(indices) / world_size)`` with the last ranks
+        topped up from the start of ``indices``, so that every rank runs the same number of batches.
     cache_size : int or float
         Rows of each prefetched feature to keep in a cache of the most frequently gathered nodes
         (an int, or a float in [0, 1] for that share of the node type's rows; default 0, no cache).
@@ -125,11 +130,8 @@ class DataLoader:
                                  "pin_prefetcher", "persistent_workers", "pin_memory"}
         if ignored:
             raise nwerr.TypeError(f"DataLoader got unexpected keyword arguments {sorted(ignored)}")
-        # The others are performance hints with no counterpart here; use_ddp changes which seeds a
-        # process sees, so ignoring it would train every rank on every seed.
-        if kwargs.get("use_ddp"):
-            raise nwerr.NotImplementedError("DataLoader: use_ddp=True (a shard of the seeds per torch.distributed "
-                                            "rank) is not supported yet; pass each rank its own indices")
+        # The others are performance hints with no counterpart here (ddp_seed too: shuffling
+        # follows ``seed``); use_ddp changes which seeds this process sees.
         self.graph = graph
         self.graph_sampler = graph_sampler
         self.batch_size = int(batch_size)
@@ -142,6 +144,8 @@ class DataLoader:
         self._types, self._type_col, self._id_col = _index_sets(indices)
         if len(self._id_col) == 0:
             raise nwerr.ValueError("indices must not be empty: give at least one seed")
+        if kwargs.get("use_ddp"):
+            self._type_col, self._id_col = _ddp_shard(self._type_col, self._id_col, self.drop_last)
         self._epoch = 0
         self._takes_seed = "random_seed" in inspect.signature(graph_sampler.sample).parameters
         self.cache_size = _check_cache_size(cache_size)
@@ -213,6 +217,26 @@ class DataLoader:
         if _native_path(self):
             return _NativeIterator(self, order, epoch)
         return _PrefetchIterator(self, order, epoch)
+
+
+def _ddp_shard(types: np.ndarray, ids: np.ndarray, drop_last: bool) -> tuple[np.ndarray, np.ndarray]:
+    """This ``torch.distributed`` rank's share of the seeds (DGL's ``use_ddp``): rank ``r`` of
+    ``w`` takes the seeds at positions ``r*m .. (r+1)*m - 1`` with ``m = n // w`` under
+    ``drop_last`` (the last ``n % w`` seeds go to no rank), else ``m = ceil(n / w)``, the last ranks
+    topping up to ``m`` with the first seeds of the list (as PyTorch's DistributedSampler pads; DGL
+    repeats the rank's own first seeds, which can put one seed twice into a batch), so every rank
+    runs as many batches."""
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()):
+        raise nwerr.ValueError("DataLoader: use_ddp=True needs torch.distributed to be initialized "
+                               "(torch.distributed.init_process_group) before the loader is built")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    n = len(ids)
+    m = n // world if drop_last else -(-n // world)
+    lo, hi = rank * m, (rank + 1) * m
+    own = np.arange(lo, hi, dtype=np.int64) % n  # positions past the end wrap to the list's start
+    return types[own], ids[own]
 
 
 def _check_cache_size(v: Any) -> int | float:

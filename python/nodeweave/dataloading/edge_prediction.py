@@ -5,7 +5,8 @@ non-edges, and the blocks that compute the representations of every node either 
 Edge exclusion keeps the batch from leaking its own labels: with ``exclude='self'`` the seed edges
 are never sampled as neighbours, with ``'reverse_id'`` neither are their reverse edges (given by
 ``reverse_eids``), and with ``'reverse_types'`` the edges of the same ids in the reverse edge types
-(``reverse_etypes``) are excluded too.
+(``reverse_etypes``) are excluded too. An excluded id with no edge behind it (a reverse id of an
+edge whose reverse is not in the graph) excludes nothing, as in DGL.
 
 >>> import nodeweave as nw
 >>> g = nw.graph(([0, 1, 2, 3, 1, 2, 3, 0], [1, 2, 3, 0, 0, 1, 2, 3]))
@@ -72,6 +73,14 @@ class EdgePredictionSampler(Sampler):
         return out
 
     def _excluded(self, g: HeteroGraph, seeds: dict) -> dict | None:
+        """The edges to exclude for a batch of seed edges. An id outside the graph (a reverse id
+        with no edge behind it, say) names no edge and excludes nothing, as in DGL."""
+        found = self._exclusion(g, seeds)
+        if found is None:
+            return None
+        return {ct: ids[(ids >= 0) & (ids < g.num_edges(ct))] for ct, ids in found.items()}
+
+    def _exclusion(self, g: HeteroGraph, seeds: dict) -> dict | None:
         if self.exclude is None:
             return None
         if callable(self.exclude):

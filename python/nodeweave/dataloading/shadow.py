@@ -53,8 +53,8 @@ class ShaDowKHopSampler(Sampler):
     ``sample(g, seed_nodes, exclude_eids=None, random_seed=None)`` returns ``(input_nodes,
     output_nodes, subgraph)``: ``input_nodes`` are the sampled nodes, the seeds first, and node
     ``i`` of ``subgraph`` is ``input_nodes[i]`` (so the seeds are its first
-    ``len(output_nodes)`` nodes). Edges in ``exclude_eids`` are neither sampled nor kept in the
-    subgraph.
+    ``len(output_nodes)`` nodes); on a heterograph all three are per node type (``{ntype: ids}``).
+    Edges in ``exclude_eids`` are neither sampled nor kept in the subgraph.
     """
 
     def __init__(self, fanouts: Sequence[int], replace: bool = False, prob: str | None = None,
@@ -68,18 +68,24 @@ class ShaDowKHopSampler(Sampler):
 
     def sample(self, g: Any, seed_nodes: Any, exclude_eids: Any = None, *,
                random_seed: int | None = None) -> tuple[Any, Any, HeteroGraph]:
-        g = check_homogeneous(g, "ShaDowKHopSampler")
+        if not isinstance(g, HeteroGraph) or g.is_block:
+            check_homogeneous(g, "ShaDowKHopSampler")  # the error for a non-graph or a block
         input_nodes, output_nodes, _ = self._hops.sample_blocks(g, seed_nodes, exclude_eids,
                                                                 random_seed=random_seed)
-        nodes = backend.of(input_nodes).to_numpy(input_nodes).astype(np.int64)
+        as_np = lambda t: backend.of(t).to_numpy(t).astype(np.int64)  # noqa: E731
+        nodes = {k: as_np(v) for k, v in input_nodes.items()} if isinstance(input_nodes, dict) else as_np(input_nodes)
         sg = induced_subgraph_batch(g, nodes, self.prefetch_node_feats, self.prefetch_edge_feats, None)
         if exclude_eids is not None:
-            excl = edge_sets(g, exclude_eids, "exclude_eids")[g.canonical_etypes[0]]
-            orig = backend.of(sg.edata[EID]).to_numpy(sg.edata[EID])
-            drop = np.isin(orig, excl)
-            if drop.any():
+            excl = edge_sets(g, exclude_eids, "exclude_eids")
+            keep = {}
+            for ct in sg.canonical_etypes:
+                eid = sg._edge_frames[ct][EID]
+                drop = np.isin(backend.of(eid).to_numpy(eid), excl.get(ct, np.zeros(0, np.int64)))
+                keep[ct] = np.flatnonzero(~drop)
+            if any(len(k) < sg.num_edges(ct) for ct, k in keep.items()):
                 # store_ids=False: the kept rows of edata[EID] already hold the ids in g.
-                sg = edge_subgraph(sg, np.flatnonzero(~drop), relabel_nodes=False, store_ids=False)
+                sg = edge_subgraph(sg, keep if len(keep) > 1 else next(iter(keep.values())), relabel_nodes=False,
+                                   store_ids=False)
         if self.output_device is not None:
             device = backend.current().canonical_device(self.output_device)
             if device != sg._device:

@@ -47,12 +47,13 @@ def feature_list(names: Any, arg: str) -> list[str] | None:
     raise nwerr.TypeError(f"{arg} must be a feature name or a list of names, got {names!r}")
 
 
-def _feature_names(names: Any, frame: Any, arg: str, what: str) -> list[str]:
-    """``names`` checked against ``frame`` (KeyError naming a missing one); None: every feature."""
+def _feature_names(names: Any, frames: list, arg: str, what: str) -> list[str]:
+    """``names`` checked against ``frames`` (one per node or edge type: KeyError naming one no
+    type has); None: every feature of every type."""
     if names is None:
-        return [k for k in frame if not k.startswith("_")]
+        return list(dict.fromkeys(k for f in frames for k in f if not k.startswith("_")))
     out = feature_list(names, arg)
-    missing = [n for n in out if n not in frame]
+    missing = [n for n in out if not any(n in f for f in frames)]
     if missing:
         raise nwerr.KeyError(f"{arg}: the graph has no {what} feature {missing[0]!r}")
     return out
@@ -60,8 +61,8 @@ def _feature_names(names: Any, frame: Any, arg: str, what: str) -> list[str]:
 
 def induced_subgraph_batch(g: HeteroGraph, nodes: np.ndarray, prefetch_ndata: Any = None,
                            prefetch_edata: Any = None, output_device: Any = None) -> HeteroGraph:
-    """The subgraph of the homogeneous graph ``g`` induced by ``nodes`` (node ``i`` of it is
-    ``nodes[i]``), as the subgraph samplers return it: ``ndata[nw.NID]`` / ``edata[nw.EID]`` hold the
+    """The subgraph of ``g`` induced by ``nodes`` (node ``i`` of it is ``nodes[i]``; ``{ntype:
+    ids}`` on a heterograph), as the subgraph samplers return it: ``ndata[nw.NID]`` / ``edata[nw.EID]`` hold the
     original ids, and the node (edge) features named by ``prefetch_ndata`` (``prefetch_edata``) are
     gathered into it; None gathers every feature, ``[]`` none. Moved to ``output_device`` (default:
     ``g``'s device).
@@ -76,11 +77,10 @@ def induced_subgraph_batch(g: HeteroGraph, nodes: np.ndarray, prefetch_ndata: An
     >>> [t.tolist() for t in sg.edges()], sg.ndata["x"].tolist(), "y" in sg.ndata
     ([[1, 0], [2, 1]], [3, 0, 1], False)
     """
-    ct = g.canonical_etypes[0]
-    nt = g.ntypes[0]
-    node_names = _feature_names(prefetch_ndata, g._node_frames[nt], "prefetch_ndata", "node")
-    edge_names = _feature_names(prefetch_edata, g._edge_frames[ct], "prefetch_edata", "edge")
-    bare = HeteroGraph._create({nt: g.num_nodes()}, {ct: g._rels[ct]}, device=g._device)
+    node_names = _feature_names(prefetch_ndata, [g._node_frames[nt] for nt in g.ntypes], "prefetch_ndata", "node")
+    edge_names = _feature_names(prefetch_edata, [g._edge_frames[ct] for ct in g.canonical_etypes],
+                                "prefetch_edata", "edge")
+    bare = HeteroGraph._create({nt: g.num_nodes(nt) for nt in g.ntypes}, dict(g._rels), device=g._device)
     sg = node_subgraph(bare, nodes)
     for name in node_names:
         set_node_lazy_features(sg, g, name)

@@ -24,10 +24,11 @@ import numpy as np
 from nodeweave import backend
 from nodeweave.graph.frame import Frame
 from nodeweave.graph.heterograph import ALL, HeteroGraph, as_int_array
-from nodeweave.graph.transforms import _bne, _bnn, _build, _check_graph, _coo, _segment_ids
+from nodeweave.graph.transforms import EID, NID, _bne, _bnn, _build, _check_graph, _coo, _segment_ids
+from nodeweave.graph.transforms._common import _ids
 from nodeweave import errors as nwerr
 
-__all__ = ["batch", "unbatch", "batch_num_nodes", "batch_num_edges"]
+__all__ = ["batch", "unbatch", "slice_batch", "batch_num_nodes", "batch_num_edges"]
 
 
 def _feature_names(frames: list[Frame], sizes: list[int], spec: Any, what: str, arg: str) -> list[str]:
@@ -218,6 +219,41 @@ def unbatch(g: HeteroGraph, node_split: Any = None, edge_split: Any = None) -> l
             eframes[ct] = g._edge_frames[ct].subframe(np.arange(lo, hi))
         out.append(_build(num_nodes, parts, g._idtype_name, g._device, nframes, eframes))
     return out
+
+
+def slice_batch(g: HeteroGraph, gid: int, store_ids: bool = False) -> HeteroGraph:
+    """Graph ``gid`` of a batched graph, features included (DGL's ``slice_batch``): what
+    ``unbatch(g)[gid]`` gives, read from that graph's own node and edge ranges only. With
+    ``store_ids`` the ids in ``g`` go to ``ndata[nw.NID]`` / ``edata[nw.EID]``.
+
+    >>> import nodeweave as nw
+    >>> bg = nw.batch([nw.graph(([0], [1])), nw.graph(([0, 1], [2, 2]))])
+    >>> g1 = nw.slice_batch(bg, 1, store_ids=True)
+    >>> [t.tolist() for t in g1.edges()], g1.ndata[nw.NID].tolist()
+    ([[0, 1], [2, 2]], [2, 3, 4])
+    """
+    _check_graph(g)
+    bnn, bne = _bnn(g), _bne(g)
+    nb = len(next(iter(bnn.values()))) if bnn else 1
+    if isinstance(gid, (bool, np.bool_)) or not isinstance(gid, (int, np.integer)) or not -nb <= gid < nb:
+        raise nwerr.IndexError(f"slice_batch: gid must be an int in [0, {nb}) (the batch has {nb} graphs), got {gid!r}")
+    gid = int(gid) % nb
+    nlo = {nt: int(c[:gid].sum()) for nt, c in bnn.items()}
+    num_nodes = {nt: int(bnn[nt][gid]) for nt in g._ntypes}
+    parts, nframes, eframes = {}, {}, {}
+    for nt in g._ntypes:
+        nframes[nt] = g._node_frames[nt].subframe(np.arange(nlo[nt], nlo[nt] + num_nodes[nt]))
+        if store_ids:
+            nframes[nt][NID] = _ids(np.arange(nlo[nt], nlo[nt] + num_nodes[nt]), g)
+    for ct in g._etypes:
+        lo = int(bne[ct][:gid].sum())
+        e = np.arange(lo, lo + int(bne[ct][gid]))
+        src, dst = _coo(g, ct)
+        parts[ct] = (src[e] - nlo[ct[0]], dst[e] - nlo[ct[2]])
+        eframes[ct] = g._edge_frames[ct].subframe(e)
+        if store_ids:
+            eframes[ct][EID] = _ids(e, g)
+    return _build(num_nodes, parts, g._idtype_name, g._device, nframes, eframes)
 
 
 def batch_num_nodes(g: HeteroGraph, ntype: str | None = None) -> Any:

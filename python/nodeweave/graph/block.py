@@ -40,7 +40,9 @@ class Block(HeteroGraph):
     :mod:`nodeweave.dataloading`. A block answers the graph API with sides made explicit:
     ``num_src_nodes``/``num_dst_nodes``, ``srcdata``/``dstdata``, ``srcnodes``/``dstnodes``; node
     queries along an edge type read the side the edge type implies (``in_degrees`` counts
-    destination nodes). ``num_nodes()`` counts both sides, as DGL's blocks do.
+    destination nodes). ``num_nodes()`` counts both sides, as DGL's blocks do; as in DGL, a node type
+    ``t`` can also be named by side, ``'SRC/t'`` or ``'DST/t'`` (``block.num_nodes('DST/t')``,
+    ``block.nodes['SRC/t'].data``).
     """
 
     is_block = True
@@ -96,6 +98,9 @@ class Block(HeteroGraph):
     # ------------------------------------------------------------------ the two sides
 
     def _node_key(self, side: str, ntype: str) -> Any:
+        named, nt = self._named_side(ntype)
+        if named is not None:
+            return (named, nt)
         # 'all' reads the sources: they include the destinations, so every node of the block.
         return ("dst" if side == "dst" else "src", ntype)
 
@@ -104,9 +109,19 @@ class Block(HeteroGraph):
             if len(self._ntypes) != 1:
                 raise nwerr.ValueError(f"{arg} must be given: the block has several node types {self._ntypes}")
             return self._ntypes[0]
+        named, nt = self._named_side(ntype) if isinstance(ntype, str) else (None, ntype)
+        if named is not None and (named, nt) in self._num_nodes:
+            return ntype
         if ntype not in self._ntypes:
-            raise nwerr.ValueError(f"unknown node type {ntype!r} (the block has {self._ntypes})")
+            names = [f"SRC/{t}" for t in self._srctypes] + [f"DST/{t}" for t in self._dsttypes]
+            raise nwerr.ValueError(f"unknown node type {ntype!r} (the block has {self._ntypes}, also named {names})")
         return ntype
+
+    def _in_side(self, side: str, ntype: str) -> bool:
+        named, nt = self._named_side(ntype)
+        if named is not None:
+            return side in ("all", named)
+        return super()._in_side(side, ntype)
 
     def _side_count(self, side: str, ntype: str) -> int:
         key = self._node_key(side, ntype)
@@ -123,15 +138,21 @@ class Block(HeteroGraph):
     def dsttypes(self) -> list[str]:
         return list(self._dsttypes)
 
+    @property
     def is_unibipartite(self) -> bool:
         return True
 
     def num_nodes(self, ntype: str | None = None) -> int:
-        """Source plus destination nodes (of ``ntype``, or of every type)."""
+        """All source plus destination nodes when ``ntype`` is None. Of one type, as DGL counts:
+        ``'SRC/t'`` / ``'DST/t'`` name one side; a plain type name the source side when ``t`` is a
+        source type, the destination side otherwise."""
         if ntype is None:
             return sum(self._num_nodes.values())
         nt = self._ntype(ntype)
-        return self._num_nodes.get(("src", nt), 0) + self._num_nodes.get(("dst", nt), 0)
+        named, bare = self._named_side(nt)
+        if named is not None:
+            return self._num_nodes[(named, bare)]
+        return self._num_nodes[("src", nt) if ("src", nt) in self._num_nodes else ("dst", nt)]
 
     number_of_nodes = num_nodes
 
@@ -230,11 +251,13 @@ def to_block(g: HeteroGraph, dst_nodes: Any = None, include_dst_in_src: bool = T
 
     ``g`` is usually a frontier: the edges sampled into a set of seeds (see
     :func:`nodeweave.sampling.sample_neighbors`). The block's destination nodes are ``dst_nodes``
-    (ids of ``g``, unique; a dict per node type on heterographs; by default every node with an
-    in-edge, in increasing id order). Its source nodes of each type start with that type's
+    (ids of ``g``, unique; a dict per node type on heterographs, where a type left out has none and
+    the edge types into it keep no edges; by default every node with an in-edge, in increasing id
+    order). Its source nodes of each type start with that type's
     destination nodes (unless ``include_dst_in_src=False``) followed by the other nodes that send
     an edge, in order of first appearance. ``srcdata[NID]``, ``dstdata[NID]`` and ``edata[EID]``
-    map back to ``g``; edge features of ``g`` are carried over.
+    map back to ``g``; node features of ``g`` are gathered onto both sides and edge features carried
+    over.
 
     ``src_nodes`` (optional) fixes the source order: it must list every source the relabelling
     would produce, destination nodes first.
@@ -261,9 +284,14 @@ def to_block(g: HeteroGraph, dst_nodes: Any = None, include_dst_in_src: bool = T
     else:
         dst = _ids_by_type(dst_nodes, ntypes, "dst_nodes", counts)
     dst_list = [dst.get(nt, np.zeros(0, np.int64)) for nt in ntypes]
+    # A node type left out of a dst_nodes dict has no destination nodes: the edge types into it
+    # keep none of their edges (DGL's rule).
+    dropped = {ct for ct in g.canonical_etypes if ct[2] not in dst}
     relations = []
     for ct in g.canonical_etypes:
         s, d = g._coo(ct)
+        if ct in dropped:
+            s, d = s[:0], d[:0]
         relations.append((ntypes.index(ct[0]), ntypes.index(ct[2]), s, d))
     src_list, src_local, dst_local = _C.sampling.to_block(dst_list, relations, include_dst_in_src,
                                                           [counts[nt] for nt in ntypes])
@@ -296,7 +324,15 @@ def to_block(g: HeteroGraph, dst_nodes: Any = None, include_dst_in_src: bool = T
         # Edge features come along; a frontier's EID (ids in the graph it was sampled from)
         # replaces the positions block_from_parts stored.
         for name, col in g._edge_frames[ct].items():
-            block._edge_frames[ct][name] = col
+            block._edge_frames[ct][name] = col if ct not in dropped else backend.of(col).index_select(col, np.zeros(0, np.int64))
+    for i, nt in enumerate(ntypes):
+        # Node features too, gathered for each side (DGL's to_block); NID stays the ids in g.
+        frame = g._node_frames[nt]
+        for name, col in frame.items():
+            if name != NID:
+                B = backend.of(col)
+                block._node_frames[("src", nt)][name] = B.index_select(col, src_list[i])
+                block._node_frames[("dst", nt)][name] = B.index_select(col, dst_list[i])
     if g._device != "cpu":
         block = block.to(g._device)
     return block
@@ -354,3 +390,28 @@ def create_block(data_dict: Any, num_src_nodes: Any = None, num_dst_nodes: Any =
             for ct, spec in specs.items()}
     block = Block(counts["src"], counts["dst"], rels)
     return block if device is None else block.to(device)
+
+
+def block_to_graph(block: Block) -> HeteroGraph:
+    """The block as an ordinary graph (DGL's ``block_to_graph``): source node type ``t`` becomes
+    ``'t_src'``, destination type ``t`` becomes ``'t_dst'``, edge types keep their names between
+    them, and every feature tensor is shared (the same objects).
+
+    >>> import nodeweave as nw
+    >>> b = nw.create_block({("A", "AB", "B"): ([1, 2, 3], [2, 1, 0])})
+    >>> g = nw.block_to_graph(b)
+    >>> g.ntypes, g.canonical_etypes, g.is_block
+    (['A_src', 'B_dst'], [('A_src', 'AB', 'B_dst')], False)
+    """
+    if not isinstance(block, Block):
+        raise nwerr.TypeError(f"block_to_graph: block must be a Block, got {type(block).__name__}")
+    num = {f"{nt}_src": block._num_nodes[("src", nt)] for nt in block.srctypes}
+    num.update({f"{nt}_dst": block._num_nodes[("dst", nt)] for nt in block.dsttypes})
+    rename = {ct: (f"{ct[0]}_src", ct[1], f"{ct[2]}_dst") for ct in block.canonical_etypes}
+    g = HeteroGraph._create(num, {rename[ct]: block._rels[ct] for ct in block.canonical_etypes},
+                            device=block._device)
+    for (side, nt), frame in block._node_frames.items():
+        g._node_frames[f"{nt}_{side}"] = frame.clone_shallow()
+    for ct, frame in block._edge_frames.items():
+        g._edge_frames[rename[ct]] = frame.clone_shallow()
+    return g

@@ -278,9 +278,10 @@ class HeteroGraph(MessagePassing):
         """Canonical edge types ``(src_type, etype, dst_type)``."""
         return list(self._etypes)
 
+    @property
     def is_unibipartite(self) -> bool:
         """Whether source and destination node types are disjoint (every edge goes from a "source"
-        side to a "destination" side)."""
+        side to a "destination" side). A property, as in DGL."""
         src = {ct[0] for ct in self._etypes}
         dst = {ct[2] for ct in self._etypes}
         return bool(self._etypes) and not (src & dst) and src | dst == set(self._ntypes)
@@ -288,7 +289,7 @@ class HeteroGraph(MessagePassing):
     @property
     def srctypes(self) -> list[str]:
         """Source node types: all node types unless the graph is uni-bipartite."""
-        if self.is_unibipartite():
+        if self.is_unibipartite:
             src = {ct[0] for ct in self._etypes}
             return [nt for nt in self._ntypes if nt in src]
         return self.ntypes
@@ -296,7 +297,7 @@ class HeteroGraph(MessagePassing):
     @property
     def dsttypes(self) -> list[str]:
         """Destination node types: all node types unless the graph is uni-bipartite."""
-        if self.is_unibipartite():
+        if self.is_unibipartite:
             dst = {ct[2] for ct in self._etypes}
             return [nt for nt in self._ntypes if nt in dst]
         return self.ntypes
@@ -331,12 +332,25 @@ class HeteroGraph(MessagePassing):
             mg.add_edge(st, dt, key=et)
         return mg
 
+    @staticmethod
+    def _named_side(ntype: str) -> tuple[str | None, str]:
+        """DGL names the two sides of a uni-bipartite graph (and of a block) ``'SRC/t'`` and
+        ``'DST/t'``: the side such a name fixes ('src' / 'dst', None for a plain name) and the type."""
+        for prefix, side in (("SRC/", "src"), ("DST/", "dst")):
+            if isinstance(ntype, str) and ntype.startswith(prefix):
+                return side, ntype[len(prefix):]
+        return None, ntype
+
     def _ntype(self, ntype: str | None, arg: str = "ntype") -> str:
         if ntype is None:
             if len(self._ntypes) != 1:
                 raise nwerr.ValueError(f"{arg} must be given: the graph has several node types {self._ntypes}")
             return self._ntypes[0]
         if ntype not in self._num_nodes:
+            side, bare = self._named_side(ntype)
+            if side is not None and self.is_unibipartite and bare in (self.srctypes if side == "src"
+                                                                          else self.dsttypes):
+                return bare
             raise nwerr.ValueError(f"unknown node type {ntype!r} (the graph has {self._ntypes})")
         return ntype
 
@@ -369,6 +383,10 @@ class HeteroGraph(MessagePassing):
 
     def _side_count(self, side: str, ntype: str) -> int:
         return self._num_nodes[self._node_key(side, ntype)]
+
+    def _in_side(self, side: str, ntype: str) -> bool:
+        """Whether ``ntype`` (checked by :meth:`_ntype`) is a node type of ``side``."""
+        return ntype in {"all": self.ntypes, "src": self.srctypes, "dst": self.dsttypes}[side]
 
     def get_ntype_id(self, ntype: str | None) -> int:
         """Position of ``ntype`` in :attr:`ntypes`."""
@@ -691,15 +709,23 @@ class HeteroGraph(MessagePassing):
         import scipy.sparse as sp
 
         rel = self._rels[ct]
-        src, dst = self._coo(ct)
         shape = (rel.num_src, rel.num_dst)
-        if transpose:
-            src, dst, shape = dst, src, shape[::-1]
-        m = sp.coo_matrix((np.ones(len(src), np.float32), (src, dst)), shape=shape)
         if scipy_fmt == "coo":
+            src, dst = self._coo(ct)
+            if transpose:
+                src, dst, shape = dst, src, shape[::-1]
+            m = sp.coo_matrix((np.ones(len(src), np.float32), (src, dst)), shape=shape)
             m.sum_duplicates()
             return m
-        return m.asformat(scipy_fmt)
+        # CSR / CSC straight from the relation's own arrays, as DGL: within a row the entries keep
+        # the relation's order (edge-id order, or a tag order from sort_csr_by_tag), repeated edges
+        # stay separate entries.
+        host = self._host(ct)
+        rows_are_src = (scipy_fmt == "csr") != transpose
+        indptr, indices, _ = host.csr() if rows_are_src else host.csc()
+        cls = sp.csr_matrix if scipy_fmt == "csr" else sp.csc_matrix
+        out_shape = shape[::-1] if transpose else shape
+        return cls((np.ones(len(indices), np.float32), np.asarray(indices), np.asarray(indptr)), shape=out_shape)
 
     def adj_tensors(self, fmt: str, etype: str | tuple | None = None) -> tuple:
         """The structure of ``etype`` as id tensors of the graph's idtype, on its device (DGL's
@@ -827,6 +853,17 @@ class HeteroGraph(MessagePassing):
     def cpu(self) -> "HeteroGraph":
         """This graph on the CPU."""
         return self.to("cpu")
+
+    def is_pinned(self) -> bool:
+        """Whether the graph sits in page-locked host memory for GPU access (DGL's ``is_pinned``):
+        never, in nodeweave. A graph's structure lives in nodeweave's own storage; GPU training moves
+        the graph with :meth:`to` (and the loaders pin the batches they copy)."""
+        return False
+
+    def unpin_memory_(self) -> "HeteroGraph":
+        """DGL's ``unpin_memory_``: releases page-locked memory. A nodeweave graph is never pinned
+        (:meth:`is_pinned`), so this returns the graph unchanged, as DGL does for an unpinned one."""
+        return self
 
     # ------------------------------------------------------------------ batching information
 

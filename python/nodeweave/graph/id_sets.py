@@ -40,10 +40,13 @@ def ids_or_mask(x: Any, n: int, name: str, what: str) -> np.ndarray:
         if a.dtype == np.bool_:
             mask = a
     if mask is not None:
-        if mask.ndim != 1 or mask.shape[0] != n:
+        # A mask longer than n selects nothing past the end: DGL reads masks as the ids they hold, and
+        # such masks (padded with False) occur in DGL code; a True past the end is out of range.
+        if mask.ndim != 1 or mask.shape[0] < n or mask[n:].any():
             raise nwerr.ValueError(f"{name}: a bool mask must have one entry for each of the {n} {what}, got shape "
-                                   f"{tuple(mask.shape)}")
-        return np.flatnonzero(mask).astype(np.int64)
+                                   f"{tuple(mask.shape)}" + (" with True past the end" if mask.ndim == 1 and
+                                                              mask.shape[0] > n else ""))
+        return np.flatnonzero(mask[:n]).astype(np.int64)
     ids, _ = as_int_array(x, name)
     check_range(ids, n, name, what)
     return ids

@@ -4,10 +4,12 @@ A graph object pickles its Python state (types, counts, feature frames, batch co
 query cache (derived data, rebuilt on demand; see :func:`install`), and each
 ``nodeweave._C.RelationGraph`` through the reducer registered here with :mod:`copyreg`. A relation
 is stored as one format it has already built -- COO if it has it (the smallest), else out-CSR, else
-in-CSC -- with its id type, the formats it may build and its device; loading rebuilds it through the
-same validating constructors as any other relation (``from_coo`` / ``from_csr``), so a damaged
-pickle raises instead of making a broken graph. Nothing is recomputed that was not built before,
-and the cached formats that were not stored are built again lazily when needed.
+in-CSC -- with its id type, the formats it may build, the formats it had built and its device;
+loading rebuilds it through the same validating constructors as any other relation (``from_coo`` /
+``from_csr``), so a damaged pickle raises instead of making a broken graph, then builds the other
+formats it had built (as DGL, whose pickles carry every created format: ``create_formats_()``
+before handing a graph to spawned workers means the workers find them built). Nothing is computed
+that was not built before.
 
 Features pickle as whatever tensors they are (``torch.Tensor`` natively, ``nodeweave.core.Tensor``
 through :mod:`nodeweave.core.pickling`), so ``pickle``, ``copy.deepcopy``, ``torch.save`` and the
@@ -35,8 +37,9 @@ _SWAP = {"coo": "coo", "csr": "csc", "csc": "csr"}
 
 
 def _rebuild_relation(num_src: int, num_dst: int, idtype: str, fmt: str, arrays: tuple,
-                      allowed: list[str], device: str) -> RelationGraph:
-    """The inverse of :func:`_reduce_relation` (module level so that pickle can name it)."""
+                      allowed: list[str], device: str, created: list[str] | None = None) -> RelationGraph:
+    """The inverse of :func:`_reduce_relation` (module level so that pickle can name it).
+    ``created``: the formats to build after loading (absent from pickles of older versions)."""
     if fmt == "coo":
         rel = RelationGraph.from_coo(num_src, num_dst, arrays[0], arrays[1], idtype, allowed)
     elif fmt == "csr":
@@ -48,6 +51,9 @@ def _rebuild_relation(num_src: int, num_dst: int, idtype: str, fmt: str, arrays:
         rel = rev.reverse()
     else:
         raise nwerr.ValueError(f"unpickling a relation graph: unknown format {fmt!r}")
+    for f in created or ():
+        if f in ("coo", "csr", "csc") and f in rel.allowed_formats:
+            getattr(rel, f)()
     return rel if device == "cpu" else rel.to(device)
 
 
@@ -57,7 +63,7 @@ def _reduce_relation(rel: RelationGraph) -> tuple[Callable[..., Any], tuple]:
     fmt = next(f for f in ("coo", "csr", "csc") if f in created)
     arrays = tuple(getattr(host, fmt)())
     return _rebuild_relation, (host.num_src, host.num_dst, host.idtype, fmt, arrays,
-                               list(host.allowed_formats), rel.device)
+                               list(host.allowed_formats), rel.device, [f for f in created if f != fmt])
 
 
 copyreg.pickle(RelationGraph, _reduce_relation)

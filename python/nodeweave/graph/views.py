@@ -240,7 +240,7 @@ class NodeView:
                 raise nwerr.ValueError(f"ntype must be given: the graph has several node types {types}")
             return types[0]
         nt = self._graph._ntype(ntype)
-        if nt not in types:
+        if not self._graph._in_side(self._side, nt):
             raise nwerr.ValueError(f"{nt!r} is not a {self._side} node type ({types})")
         return nt
 

@@ -23,7 +23,7 @@ from nodeweave.graph.transforms import EID
 from nodeweave.sampling._seed import resolve_seed
 from nodeweave import errors as nwerr
 
-__all__ = ["sample_neighbors"]
+__all__ = ["sample_neighbors", "sample_neighbors_fused"]
 
 
 def check_graph(g: Any, fn: str) -> HeteroGraph:
@@ -58,14 +58,19 @@ def fanout_value(f: Any, name: str = "fanout") -> int:
 
 def edge_weights(g: HeteroGraph, ct: tuple, feature: Any, arg: str) -> np.ndarray | None:
     """The edge feature ``feature`` of ``ct`` as a 1-D NumPy array of weights (float or bool), or
-    None. (The samplers reject negative, NaN or infinite values, naming ``prob``.)"""
+    None (uniform). (The samplers reject negative, NaN or infinite values, naming ``prob``.)
+
+    On a graph with several edge types an edge type without the feature is sampled uniformly, as
+    in DGL; a name no edge type has is a KeyError (a typo must not turn into uniform sampling)."""
     if feature is None:
         return None
     if not isinstance(feature, str):
         raise nwerr.TypeError(f"{arg} must be the name of an edge feature, got {type(feature).__name__}")
     frame = g._edge_frames[ct]
     if feature not in frame:
-        where = "" if len(g.canonical_etypes) == 1 else f" of edge type {ct!r}"
+        if any(feature in g._edge_frames[other] for other in g.canonical_etypes):
+            return None
+        where = "" if len(g.canonical_etypes) == 1 else " on any edge type"
         raise nwerr.KeyError(f"{arg}: the graph has no edge feature {feature!r}{where}")
     col = frame[feature]
     arr = backend.of(col).to_numpy(col)
@@ -144,6 +149,44 @@ def sample_neighbors(g: HeteroGraph, nodes: Any, fanout: Any, edge_dir: str = "i
                                                      excl.get(ct), _C.sampling.derive_key(key, r))
         sampled[ct] = (s[pos], nbr, eid)
     return build_frontier(g, sampled, out_dir, copy_ndata, copy_edata, output_device)
+
+
+def sample_neighbors_fused(g: HeteroGraph, nodes: Any, fanout: Any, edge_dir: str = "in", prob: str | None = None,
+                           replace: bool = False, copy_ndata: bool = True, copy_edata: bool = True,
+                           exclude_edges: Any = None, mapping: dict | None = None, *, mask: str | None = None,
+                           random_seed: int | None = None) -> Any:
+    """:func:`sample_neighbors` and :func:`nodeweave.to_block` in one call (DGL's
+    ``sample_neighbors_fused``): the block whose destination nodes are ``nodes`` (in that order,
+    per type; a repeated seed once) and whose source nodes are those seeds followed by the sampled
+    neighbours in order of first appearance. ``srcdata[nw.NID]`` / ``dstdata[nw.NID]`` /
+    ``edata[nw.EID]`` are ids in ``g``; node features are gathered onto both sides when
+    ``copy_ndata``, edge features when ``copy_edata``. The other arguments are
+    :func:`sample_neighbors`'.
+
+    Only ``edge_dir='in'`` is offered: DGL's fused ``'out'`` result is a block whose edges start
+    in its destination set, which a block cannot hold; sample with :func:`sample_neighbors` and
+    ``edge_dir='out'`` instead. ``mapping`` (DGL's reusable buffer for the relabelling) is accepted
+    and not needed: the C++ compaction allocates what it uses.
+
+    >>> import nodeweave as nw
+    >>> g = nw.graph(([1, 2, 3, 0, 2, 3, 0], [0, 0, 0, 1, 1, 1, 2]))
+    >>> b = nw.sampling.sample_neighbors_fused(g, [0, 1], -1)
+    >>> b.dstdata[nw.NID].tolist(), b.srcdata[nw.NID].tolist(), b.num_edges()
+    ([0, 1], [0, 1, 2, 3], 6)
+    """
+    from nodeweave.graph.block import to_block  # the block module builds on the sampling layer
+
+    check_graph(g, "sample_neighbors_fused")
+    if edge_dir != "in":
+        raise nwerr.ValueError(f"sample_neighbors_fused: edge_dir must be 'in' (use sample_neighbors for "
+                               f"edge_dir='out'), got {edge_dir!r}")
+    if mapping is not None and not isinstance(mapping, dict):
+        raise nwerr.TypeError(f"sample_neighbors_fused: mapping must be a dict or None, got {type(mapping).__name__}")
+    # a seed given twice is one destination node (its first position counts)
+    seeds = {nt: ids[np.sort(np.unique(ids, return_index=True)[1])] for nt, ids in node_sets(g, nodes, "nodes").items()}
+    frontier = sample_neighbors(g, seeds, fanout, "in", prob, replace, copy_ndata, copy_edata, exclude_edges,
+                                mask=mask, random_seed=random_seed)
+    return to_block(frontier, seeds)
 
 
 def build_frontier(g: HeteroGraph, sampled: dict, out_dir: bool, copy_ndata: bool, copy_edata: bool,

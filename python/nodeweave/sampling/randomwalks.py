@@ -22,7 +22,7 @@ from nodeweave.graph.heterograph import as_int_array
 from nodeweave.sampling._seed import resolve_seed
 from nodeweave import errors as nwerr
 
-__all__ = ["random_walk", "node2vec_random_walk"]
+__all__ = ["random_walk", "node2vec_random_walk", "pack_traces"]
 
 
 def _feature_numpy(t: Any) -> np.ndarray:
@@ -203,3 +203,35 @@ def node2vec_random_walk(g: Any, nodes: Any, p: float, q: float, walk_length: in
     if return_eids:
         return g._ids_out(traces), g._ids_out(eids)
     return g._ids_out(traces)
+
+
+def pack_traces(traces: Any, types: Any) -> tuple[Any, Any, Any, Any]:
+    """Pack the traces of :func:`random_walk` (DGL's ``pack_traces``): drops the ``-1`` padding of
+    restarted walks and concatenates the rest.
+
+    Returns ``(concat_vids, concat_types, lengths, offsets)``: every trace's node ids one after the
+    other, the node type of each of them (``types[j]`` for the ``j``-th step of a trace), the
+    length of each trace and where each starts in ``concat_vids``. All int64, on the device of
+    ``traces``.
+
+    >>> import nodeweave as nw, nodeweave.core as nc
+    >>> vids, vtypes, lengths, offsets = nw.sampling.pack_traces(
+    ...     nc.tensor([[0, 1, -1], [2, 0, 1]]), nc.tensor([0, 1, 0]))
+    >>> vids.tolist(), vtypes.tolist(), lengths.tolist(), offsets.tolist()
+    ([0, 1, 2, 0, 1], [0, 1, 0, 1, 0], [2, 3], [0, 2])
+    """
+    tr, ty = _feature_numpy(traces), _feature_numpy(types)
+    if tr.ndim != 2 or tr.dtype.kind not in "iu":
+        raise nwerr.ValueError(f"pack_traces: traces must be a 2-D integer array (num_traces, length), got "
+                               f"shape {tr.shape} and dtype {tr.dtype}")
+    if ty.ndim != 1 or ty.dtype.kind not in "iu" or len(ty) != tr.shape[1]:
+        raise nwerr.ValueError(f"pack_traces: types must be a 1-D integer array with one type per step "
+                               f"({tr.shape[1]}), got shape {ty.shape} and dtype {ty.dtype}")
+    keep = tr != -1
+    lengths = keep.sum(1).astype(np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64) if len(lengths) else lengths
+    vids = tr[keep].astype(np.int64)
+    vtypes = np.broadcast_to(ty, tr.shape)[keep].astype(np.int64)
+    B = backend.of(traces) or backend.current()
+    dev = B.device_str(traces) if backend.of(traces) is not None else "cpu"
+    return tuple(B.from_numpy(np.ascontiguousarray(a), dev) for a in (vids, vtypes, lengths, offsets))

@@ -40,6 +40,8 @@ from nodeweave.transforms.sign import SIGNDiffusion  # noqa: F401
 from nodeweave.transforms.augmentation import DropNode, DropEdge, AddEdge, FeatMask, NodeShuffle  # noqa: F401
 from nodeweave.transforms.positional_encoding import LapPE, LaplacianPE, RandomWalkPE, SVDPE  # noqa: F401
 from nodeweave.transforms import functional  # noqa: F401,E402  (DGL's dgl.transforms.functional)
+# dgl.transforms also holds DGL's partitioning functions (dgl.transforms.metis_partition ...)
+from nodeweave.partition import metis_partition, metis_partition_assignment, partition_graph_with_halo  # noqa: E402
 
 CLASSES = ["BaseTransform", "Compose", "AddSelfLoop", "RemoveSelfLoop", "AddReverse", "ToSimple", "LineGraph",
            "KHopGraph", "AddMetaPaths", "ToLevi", "GCNNorm", "RowFeatNormalizer", "PPR", "HeatKernel", "GDC",
@@ -47,4 +49,4 @@ CLASSES = ["BaseTransform", "Compose", "AddSelfLoop", "RemoveSelfLoop", "AddReve
            "RandomWalkPE", "SVDPE"]
 """The transform classes (what ``from nodeweave.transforms import *`` adds to the functions)."""
 
-__all__ = list(_functional) + CLASSES
+__all__ = list(_functional) + CLASSES + ["metis_partition", "metis_partition_assignment", "partition_graph_with_halo"]

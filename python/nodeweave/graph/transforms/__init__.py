@@ -60,6 +60,8 @@ from nodeweave.graph.transforms.edit import add_nodes, add_edges, remove_nodes, 
 from nodeweave.graph.transforms.type_subgraph import node_type_subgraph, edge_type_subgraph  # noqa: F401
 from nodeweave.graph.transforms.feature_cast import to_half, to_float, to_double, to_bfloat16  # noqa: F401
 from nodeweave.graph.transforms.edge_norm import norm_by_dst  # noqa: F401
+from nodeweave.graph.transforms.tag_sort import sort_csr_by_tag, sort_csc_by_tag  # noqa: F401
+from nodeweave.graph.transforms.merge import merge  # noqa: F401
 
 __all__ = ["NID", "EID", "reverse", "add_self_loop", "remove_self_loop", "to_simple", "to_bidirected",
            "add_reverse_edges", "node_subgraph", "edge_subgraph", "in_subgraph", "out_subgraph",
@@ -67,4 +69,4 @@ __all__ = ["NID", "EID", "reverse", "add_self_loop", "remove_self_loop", "to_sim
            "to_homogeneous", "to_heterogeneous", "reorder_graph", "NTYPE", "ETYPE", "metapath_reachable_graph",
            "random_walk_pe", "lap_pe", "laplacian_pe", "svd_pe", "clone", "add_nodes", "add_edges",
            "remove_nodes", "remove_edges", "node_type_subgraph", "edge_type_subgraph", "khop_adj", "to_half",
-           "to_float", "to_double", "to_bfloat16", "norm_by_dst"]
+           "to_float", "to_double", "to_bfloat16", "norm_by_dst", "sort_csr_by_tag", "sort_csc_by_tag", "merge"]

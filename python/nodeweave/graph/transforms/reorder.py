@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from nodeweave import backend
 from nodeweave.graph.heterograph import HeteroGraph, as_int_array
 from nodeweave.graph.transforms._common import EID, NID, _build, _check_graph, _coo, _homo_types, _ids
 from nodeweave import errors as nwerr
@@ -32,9 +33,11 @@ def reorder_graph(g: HeteroGraph, node_permute_algo: str | None = None, edge_per
 
     Parameters
     ----------
-    node_permute_algo : None, 'rcmk' or 'custom'
+    node_permute_algo : None, 'rcmk', 'metis' or 'custom'
         None keeps node ids; 'rcmk' uses reverse Cuthill-McKee
-        (``scipy.sparse.csgraph.reverse_cuthill_mckee``); 'custom' uses
+        (``scipy.sparse.csgraph.reverse_cuthill_mckee``); 'metis' groups the nodes by their
+        METIS part (:func:`nodeweave.metis_partition_assignment` with ``permute_config['k']``
+        parts), keeping their order within a part; 'custom' uses
         ``permute_config['nodes_perm']``. New node ``i`` is old node ``perm[i]``.
     edge_permute_algo : 'src', 'dst' or 'custom'
         Sort edges stably by new source ('src') or destination ('dst') id, or use
@@ -61,12 +64,20 @@ def reorder_graph(g: HeteroGraph, node_permute_algo: str | None = None, edge_per
 
         a = sp.csr_matrix((np.ones(len(src), np.float64), (src, dst)), shape=(n, n))
         perm = np.asarray(reverse_cuthill_mckee(a), np.int64) if n else np.zeros(0, np.int64)
+    elif node_permute_algo == "metis":
+        if "k" not in cfg:
+            raise nwerr.ValueError("reorder_graph: node_permute_algo='metis' needs permute_config['k'] (the number "
+                                   "of parts)")
+        from nodeweave.partition import metis_partition_assignment  # partition builds on these transforms
+
+        part = metis_partition_assignment(g, cfg["k"])
+        perm = np.argsort(backend.of(part).to_numpy(part), kind="stable").astype(np.int64)
     elif node_permute_algo == "custom":
         if "nodes_perm" not in cfg:
             raise nwerr.ValueError("reorder_graph: node_permute_algo='custom' needs permute_config['nodes_perm']")
         perm = _check_perm(cfg["nodes_perm"], n, "permute_config['nodes_perm']")
     else:
-        raise nwerr.ValueError(f"reorder_graph: node_permute_algo must be None, 'rcmk' or 'custom', got "
+        raise nwerr.ValueError(f"reorder_graph: node_permute_algo must be None, 'rcmk', 'metis' or 'custom', got "
                                f"{node_permute_algo!r}")
     inv = np.empty(n, np.int64)
     inv[perm] = np.arange(n, dtype=np.int64)

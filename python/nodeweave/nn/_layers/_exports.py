@@ -60,3 +60,18 @@ from .explain import GNNExplainer, HeteroGNNExplainer  # noqa: E402
 __all__ += ["LapPosEncoder", "EdgePredictor", "KNNGraph", "SegmentedKNNGraph", "RadiusGraph", "knn_graph",
             "segmented_knn_graph", "radius_graph", "SetTransformerEncoder", "SetTransformerDecoder", "WeightAndSum",
             "Sequential", "GNNExplainer", "HeteroGNNExplainer"]
+
+# Knowledge-graph triple scores
+from .link import TransE, TransR  # noqa: E402
+
+__all__ += ["TransE", "TransR"]
+
+# Random-walk node embeddings
+from .network_emb import DeepWalk, MetaPath2Vec  # noqa: E402
+
+__all__ += ["DeepWalk", "MetaPath2Vec"]
+
+# Parameterized explainers
+from .explain import PGExplainer, HeteroPGExplainer  # noqa: E402
+
+__all__ += ["PGExplainer", "HeteroPGExplainer"]

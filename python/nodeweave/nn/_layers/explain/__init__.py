@@ -2,5 +2,7 @@
 
 from .gnnexplainer import GNNExplainer
 from .hetero_gnnexplainer import HeteroGNNExplainer
+from .pgexplainer import PGExplainer
+from .hetero_pgexplainer import HeteroPGExplainer
 
-__all__ = ["GNNExplainer", "HeteroGNNExplainer"]
+__all__ = ["GNNExplainer", "HeteroGNNExplainer", "PGExplainer", "HeteroPGExplainer"]
