@@ -21,6 +21,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from nodeweave import errors as nwerr
+
 __all__ = ["main", "build_parser"]
 
 PROG = "nodeweave-kge"
@@ -174,7 +176,7 @@ def _data_for(model: Any, args: argparse.Namespace) -> Any:
     opts.data_files = tuple(opts.data_files or ())
     data = load_data(opts)
     if (data.num_entities, data.num_relations) != (len(model.entities), len(model.relations)):
-        raise ValueError(f"the data has {data.num_entities} entities and {data.num_relations} relations, the "
+        raise nwerr.ValueError(f"the data has {data.num_entities} entities and {data.num_relations} relations, the "
                          f"model {len(model.entities)} and {len(model.relations)}: not the data it was trained on")
     return data
 
@@ -203,11 +205,11 @@ def _cmd_predict(args: argparse.Namespace) -> int:
     if args.triples:
         queries += [tuple(r) for r in str_table(read_text(args.triples), args.triples, 3)]
     if not queries:
-        raise ValueError("give --query HEAD REL TAIL (one of them '?') or --triples FILE")
+        raise nwerr.ValueError("give --query HEAD REL TAIL (one of them '?') or --triples FILE")
     for h, r, t in queries:
         blanks = [x == "?" for x in (h, r, t)]
         if sum(blanks) > 1:
-            raise ValueError(f"query ({h}, {r}, {t}): at most one '?'")
+            raise nwerr.ValueError(f"query ({h}, {r}, {t}): at most one '?'")
         if not any(blanks):
             print(f"{h}\t{r}\t{t}\t{float(model.score([h], [r], [t])[0]):.6f}")
             continue
