@@ -176,8 +176,9 @@ def _data_for(model: Any, args: argparse.Namespace) -> Any:
     opts.data_files = tuple(opts.data_files or ())
     data = load_data(opts)
     if (data.num_entities, data.num_relations) != (len(model.entities), len(model.relations)):
-        raise nwerr.ValueError(f"the data has {data.num_entities} entities and {data.num_relations} relations, the "
-                         f"model {len(model.entities)} and {len(model.relations)}: not the data it was trained on")
+        raise nwerr.ValueError(f"the data has {data.num_entities} entities and {data.num_relations} relations, "
+                               f"the model {len(model.entities)} and {len(model.relations)}: not the data it was "
+                               "trained on")
     return data
 
 
