@@ -895,6 +895,28 @@ SPECS += [
 ]
 
 
+# SubgraphX / HeteroSubgraphX: with num_hops=1 the Shapley values are exact, so both sides find the
+# same node set (the coalition draws come from nodeweave's generator, reseeded before each side);
+# the found ids, and the features of those nodes (a float output to differentiate), are compared.
+def _subgraphx_call(m, g, feats, pick):
+    nw.seed(3)
+    found = m.explain_graph(g, feats, target_class=1)
+    return [found, pick(found)] if not isinstance(found, dict) else [*found.values(), *pick(found)]
+
+
+SPECS += [
+    Spec("SubgraphX", "graph", lambda ns: ns.nwnn.SubgraphX(_pg_model(ns), num_hops=1, num_rollouts=3,
+                                                             shapley_steps=2), h7,
+         lambda rng, g: {"x": randn(rng, 7, 4)},
+         lambda m, g, x: _subgraphx_call(m, g, x["x"], lambda ids: x["x"].index_select(0, ids))),
+    Spec("HeteroSubgraphX", "graph", lambda ns: ns.nwnn.HeteroSubgraphX(_pg_model(ns, hetero=True), num_hops=1,
+                                                                         num_rollouts=3, shapley_steps=2), hetero,
+         lambda rng, g: {f"x_{nt}": randn(rng, n, 4) for nt, n in HN.items()},
+         lambda m, g, x: _subgraphx_call(m, g, {nt: x[f"x_{nt}"] for nt in HN},
+                                         lambda ids: [x[f"x_{nt}"].index_select(0, ids[nt]) for nt in ids])),
+]
+
+
 def randomize(module, rng, np_dtype):
     """Random values for every floating parameter and buffer of the native module (biases and
     BatchNorm statistics start at 0/1 otherwise, which would leave paths unchecked)."""

@@ -71,7 +71,7 @@ from .network_emb import DeepWalk, MetaPath2Vec  # noqa: E402
 
 __all__ += ["DeepWalk", "MetaPath2Vec"]
 
-# Parameterized explainers
-from .explain import PGExplainer, HeteroPGExplainer  # noqa: E402
+# Parameterized and search-based explainers
+from .explain import PGExplainer, HeteroPGExplainer, SubgraphX, HeteroSubgraphX  # noqa: E402
 
-__all__ += ["PGExplainer", "HeteroPGExplainer"]
+__all__ += ["PGExplainer", "HeteroPGExplainer", "SubgraphX", "HeteroSubgraphX"]

@@ -4,5 +4,6 @@ from .gnnexplainer import GNNExplainer
 from .hetero_gnnexplainer import HeteroGNNExplainer
 from .pgexplainer import PGExplainer
 from .hetero_pgexplainer import HeteroPGExplainer
+from .subgraphx import SubgraphX, HeteroSubgraphX
 
-__all__ = ["GNNExplainer", "HeteroGNNExplainer", "PGExplainer", "HeteroPGExplainer"]
+__all__ = ["GNNExplainer", "HeteroGNNExplainer", "PGExplainer", "HeteroPGExplainer", "SubgraphX", "HeteroSubgraphX"]
