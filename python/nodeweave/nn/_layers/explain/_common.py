@@ -43,6 +43,17 @@ def check_feat(cls: str, name: str, feat: Any, rows: int) -> None:
         raise nwerr.ValueError(f"{cls}: {name} has {feat.shape[0]} rows but the graph has {rows} such nodes")
 
 
+def check_hetero_feat(cls: str, graph: Any, feat: Any) -> None:
+    """``feat`` must be ``{node type: (num_nodes, D) float tensor}`` covering every node type."""
+    if not isinstance(feat, dict):
+        raise nwerr.TypeError(f"{cls}: feat must be a dict {{node type: features}}, got {type(feat).__name__}")
+    missing = [nt for nt in graph.ntypes if nt not in feat]
+    if missing:
+        raise nwerr.ValueError(f"{cls}: feat has no features for the node types {missing}")
+    for nt in graph.ntypes:
+        check_feat(cls, f"feat[{nt!r}]", feat[nt], graph.num_nodes(nt))
+
+
 def checked_node_id(cls: str, node_id: Any, count: int) -> int:
     if isinstance(node_id, T.Tensor):
         if node_id.numel() != 1:

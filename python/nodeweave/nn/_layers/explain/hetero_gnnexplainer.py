@@ -6,8 +6,8 @@ from typing import Any, Callable, Dict, Tuple
 
 from .._ns import T, nn
 from .._utils import graph_tensor
-from ._common import (ExplainerBase, all_rows, check_feat, check_logits, checked_node_id, edge_mask_std, eval_mode,
-                      predicted, prediction_nll)
+from ._common import (ExplainerBase, all_rows, check_hetero_feat, check_logits, checked_node_id, edge_mask_std,
+                      eval_mode, predicted, prediction_nll)
 from nodeweave import errors as nwerr
 from nodeweave.graph.transforms import NID, khop_in_subgraph
 
@@ -65,14 +65,7 @@ class HeteroGNNExplainer(ExplainerBase):
         return self._regularize(loss, list(feat_masks.values()), list(edge_masks.values()))
 
     def _check(self, graph: Any, feat: Any) -> None:
-        cls = type(self).__name__
-        if not isinstance(feat, dict):
-            raise nwerr.TypeError(f"{cls}: feat must be a dict {{node type: features}}, got {type(feat).__name__}")
-        missing = [nt for nt in graph.ntypes if nt not in feat]
-        if missing:
-            raise nwerr.ValueError(f"{cls}: feat has no features for the node types {missing}")
-        for nt in graph.ntypes:
-            check_feat(cls, f"feat[{nt!r}]", feat[nt], graph.num_nodes(nt))
+        check_hetero_feat(type(self).__name__, graph, feat)
 
     def _explain(self, graph: Any, feat: Dict[str, Any], pick: Callable[[Any], Any], rows: Any,
                  kwargs: Dict[str, Any], desc: str) -> Tuple[Dict[str, Any], Dict[Any, Any]]:

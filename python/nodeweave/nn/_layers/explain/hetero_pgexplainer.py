@@ -8,7 +8,7 @@ import numpy as np
 
 from .._ns import T, F
 from .._utils import graph_tensor
-from ._common import check_feat
+from ._common import check_hetero_feat
 from .pgexplainer import PGExplainer, node_id_list
 from nodeweave import errors as nwerr
 from nodeweave.graph.transforms import NID, khop_in_subgraph
@@ -88,14 +88,7 @@ class HeteroPGExplainer(PGExplainer):
     """
 
     def _check_graph(self, graph: Any, feat: Any) -> None:
-        cls = type(self).__name__
-        if not isinstance(feat, dict):
-            raise nwerr.TypeError(f"{cls}: feat must be a dict {{node type: features}}, got {type(feat).__name__}")
-        missing = [nt for nt in graph.ntypes if nt not in feat]
-        if missing:
-            raise nwerr.ValueError(f"{cls}: feat has no features for the node types {missing}")
-        for nt in graph.ntypes:
-            check_feat(cls, f"feat[{nt!r}]", feat[nt], graph.num_nodes(nt))
+        check_hetero_feat(type(self).__name__, graph, feat)
 
     @staticmethod
     def _split(mask: Any, slices: Dict[Any, Tuple[Any, ...]]) -> Dict[Any, Any]:

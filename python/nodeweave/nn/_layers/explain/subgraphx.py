@@ -17,7 +17,7 @@ import numpy as np
 
 from .._ns import T, nn
 from .._utils import graph_tensor
-from ._common import check_feat, eval_mode
+from ._common import check_hetero_feat, check_feat, eval_mode
 from nodeweave import errors as nwerr
 
 __all__ = ["MCTSNode", "SubgraphX", "HeteroSubgraphX"]
@@ -325,14 +325,7 @@ class HeteroSubgraphX(_Search):
 
     def explain_graph(self, graph: Any, feat: Dict[str, Any], target_class: Any, **kwargs: Any) -> Dict[str, Any]:
         """``{node type: sorted node ids}`` of the most important subgraph found."""
-        cls = type(self).__name__
-        if not isinstance(feat, dict):
-            raise nwerr.TypeError(f"{cls}: feat must be a dict {{node type: features}}, got {type(feat).__name__}")
-        missing = [nt for nt in graph.ntypes if nt not in feat]
-        if missing:
-            raise nwerr.ValueError(f"{cls}: feat has no features for the node types {missing}")
-        for nt in graph.ntypes:
-            check_feat(cls, f"feat[{nt!r}]", feat[nt], graph.num_nodes(nt))
+        check_hetero_feat(type(self).__name__, graph, feat)
         self._prepare(graph, {nt: feat[nt] for nt in graph.ntypes}, target_class, dict(kwargs))
         best = np.asarray(self._search(), np.int64)
         out = {}
