@@ -13,7 +13,6 @@ import json
 import sys
 import time
 
-import numpy as np
 import torch
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])

@@ -30,7 +30,7 @@ import numpy as np
 from nodeweave import _C
 from nodeweave import errors as nwerr
 from nodeweave.kge.checkpoint import load_checkpoint, save_checkpoint, atomic_write
-from nodeweave.kge.model import KGEModel, ranking_metrics
+from nodeweave.kge.model import KGEModel
 from nodeweave.kge.triples import KGData, load_dataset, load_files
 
 __all__ = ["TrainOptions", "train", "load_data"]

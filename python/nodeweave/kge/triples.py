@@ -23,7 +23,7 @@ A malformed line raises :class:`nodeweave.data.DataFormatError` naming the file 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -58,8 +58,6 @@ class KGData:
     entities: list[str]
     relations: list[str]
     name: str = ""
-    _entity_ids: dict[str, int] = field(default_factory=dict, repr=False)
-    _relation_ids: dict[str, int] = field(default_factory=dict, repr=False)
 
     @property
     def num_entities(self) -> int:
@@ -72,26 +70,6 @@ class KGData:
     def known(self) -> np.ndarray:
         """Every triple of the three splits: the filter of filtered ranking."""
         return np.concatenate([self.train, self.valid, self.test])
-
-    def entity_id(self, name_or_id: str) -> int:
-        """The id of an entity given by name, or by id as a decimal string."""
-        return _lookup(name_or_id, self.entities, self._entity_ids, "entity")
-
-    def relation_id(self, name_or_id: str) -> int:
-        return _lookup(name_or_id, self.relations, self._relation_ids, "relation")
-
-
-def _lookup(key: str, names: list[str], cache: dict[str, int], what: str) -> int:
-    if not cache:
-        cache.update({n: i for i, n in enumerate(names)})
-    if key in cache:
-        return cache[key]
-    if key.lstrip("-").isdigit():
-        i = int(key)
-        if 0 <= i < len(names):
-            return i
-        raise nwerr.IndexError(f"{what} id {i} is out of range: there are {len(names)} {what} ids (0..{len(names) - 1})")
-    raise nwerr.KeyError(f"unknown {what} {key!r}: not a name in the {what} map, nor an id")
 
 
 def load_dataset(name: str, data_dir: str | os.PathLike | None = None) -> KGData:
