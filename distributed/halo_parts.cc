@@ -175,25 +175,24 @@ LocalPart HaloParts::extract(int64_t p) const {
     const Ends& en = ends_[r];
     const int64_t b = relabel_.edge_offsets[r][pp], e = relabel_.edge_offsets[r][pp + 1];
     const int64_t inner = e - b;
-    std::vector<std::pair<int64_t, int64_t>> keyed;  // HALO edges: (new id, input id)
-    keyed.reserve(halo_edges[r].size());
-    for (int64_t x : halo_edges[r]) {
-      const int64_t q = part_[static_cast<size_t>(en.v(x))];
-      keyed.emplace_back(relabel_.new_edge(static_cast<int64_t>(r), q, x), x);
-    }
-    std::sort(keyed.begin(), keyed.end());
-    const size_t m = static_cast<size_t>(inner) + keyed.size();
+    const std::vector<int64_t>& halo_r = halo_edges[r];
+    const size_t m = static_cast<size_t>(inner) + halo_r.size();
     out.num_inner_edges[r] = inner;
     std::vector<int64_t>& ids = out.edge_ids[r];
     std::vector<int64_t>& orig = out.orig_edge_ids[r];
     ids.resize(m);
     orig.resize(m);
     std::iota(ids.begin(), ids.begin() + inner, b);
-    std::copy(relabel_.orig_edge[r].begin() + b, relabel_.orig_edge[r].begin() + e, orig.begin());
-    for (size_t i = 0; i < keyed.size(); ++i) {
-      ids[static_cast<size_t>(inner) + i] = keyed[i].first;
-      orig[static_cast<size_t>(inner) + i] = keyed[i].second;
-    }
+    // HALO edges by new id; the input ids follow from it.
+    for (size_t i = 0; i < halo_r.size(); ++i)
+      ids[static_cast<size_t>(inner) + i] = relabel_.new_edge[r][static_cast<size_t>(halo_r[i])];
+    std::vector<int64_t>().swap(halo_edges[r]);
+    std::sort(ids.begin() + inner, ids.end());
+    const std::vector<int64_t>& old_of = relabel_.orig_edge[r];
+    parallel_for(0, static_cast<int64_t>(m), kGrainSize, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i)
+        orig[static_cast<size_t>(i)] = old_of[static_cast<size_t>(ids[static_cast<size_t>(i)])];
+    });
     std::vector<int64_t>& s = out.src[r];
     std::vector<int64_t>& d = out.dst[r];
     s.resize(m);

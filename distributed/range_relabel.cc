@@ -27,14 +27,6 @@ void bucket_edges(const graph::CooArrays& coo, const int64_t* part, bool count,
 
 }  // namespace
 
-int64_t RangeRelabel::new_edge(int64_t r, int64_t q, int64_t e) const {
-  const std::vector<int64_t>& orig = orig_edge[static_cast<size_t>(r)];
-  const std::vector<int64_t>& off = edge_offsets[static_cast<size_t>(r)];
-  const auto first = orig.begin() + off[static_cast<size_t>(q)];
-  const auto last = orig.begin() + off[static_cast<size_t>(q) + 1];
-  return std::lower_bound(first, last, e) - orig.begin();
-}
-
 RangeRelabel relabel_by_part(const TypedGraph& g, const std::vector<int64_t>& part,
                              int64_t num_parts) {
   const char* fn = "relabel_by_part";
@@ -75,6 +67,7 @@ RangeRelabel relabel_by_part(const TypedGraph& g, const std::vector<int64_t>& pa
   const size_t nr = g.relations.size();
   out.edge_offsets.resize(nr);
   out.orig_edge.resize(nr);
+  out.new_edge.resize(nr);
   for (size_t r = 0; r < nr; ++r) {
     const TypedRelation& tr = g.relations[r];
     const graph::CooArrays& coo = tr.rel->coo();
@@ -90,6 +83,9 @@ RangeRelabel relabel_by_part(const TypedGraph& g, const std::vector<int64_t>& pa
       std::vector<int64_t> fill(off.begin(), off.end() - 1);
       bucket_edges<Id>(coo, pdst, false, fill, order);
     });
+    std::vector<int64_t>& fresh = out.new_edge[r];
+    fresh.resize(order.size());
+    for (size_t j = 0; j < order.size(); ++j) fresh[static_cast<size_t>(order[j])] = static_cast<int64_t>(j);
   }
   return out;
 }

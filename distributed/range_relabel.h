@@ -19,10 +19,7 @@ struct RangeRelabel {
   std::vector<std::vector<int64_t>> orig_node;     // [type][new id] = the input graph's id
   std::vector<std::vector<int64_t>> new_node;      // [type][input id] = new id
   std::vector<std::vector<int64_t>> orig_edge;     // [relation][new id] = the input graph's id
-
-  // The new id of relation r's input edge `e` whose destination lies in part `q`: orig_edge[r] is
-  // ascending inside each part's range, so a binary search finds it (no inverse array kept).
-  int64_t new_edge(int64_t r, int64_t q, int64_t e) const;
+  std::vector<std::vector<int64_t>> new_edge;      // [relation][input id] = new id
 };
 
 // `part` holds the part (0 .. num_parts - 1) of every node in homogeneous ids. ValueError naming

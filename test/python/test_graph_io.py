@@ -66,6 +66,9 @@ def test_single_graph_and_types(rng, path):
         nw.save_graphs(path, "g")
     with pytest.raises(TypeError, match="labels"):
         nw.save_graphs(path, g, labels={"y": [1, 2]})
+    nw.save_graphs(path, [], labels={"y": np.arange(3, dtype=np.int32)})  # NumPy labels load as tensors
+    lab = nw.load_graphs(path)[1]["y"]
+    assert isinstance(lab, nc.Tensor) and lab.dtype == nc.int32 and lab.tolist() == [0, 1, 2]
     g.ndata["bf"] = nc.zeros(4, dtype=nc.bfloat16)
     with pytest.raises(TypeError, match="bfloat16"):
         nw.save_graphs(path, g)

@@ -141,7 +141,7 @@ def _write(f: BinaryIO, w: _Writer, header: dict) -> None:
 def save_graphs(path: str | os.PathLike, graphs: HeteroGraph | Sequence[HeteroGraph],
                 labels: dict[str, Any] | None = None) -> None:
     """Saves ``graphs`` (a graph or a list) with all their features and batch counts, and
-    ``labels`` (a dict of name -> tensor), to ``path``.
+    ``labels`` (a dict of name -> tensor or NumPy array; loaded back as tensors), to ``path``.
 
     The file is written under a temporary name in the same directory and renamed over ``path``
     when complete, so ``path`` is never left half-written. Features of dtype bfloat16 are refused
@@ -173,8 +173,11 @@ def save_graphs(path: str | os.PathLike, graphs: HeteroGraph | Sequence[HeteroGr
     for k, v in labels.items():
         if not isinstance(k, str):
             raise nwerr.TypeError(f"save_graphs: label names must be strings, got {k!r}")
+        if isinstance(v, np.ndarray):  # saved as is: large arrays need no tensor copy first
+            lab[k] = w.add(v, f"labels[{k!r}]")
+            continue
         if backend.of(v) is None:
-            raise nwerr.TypeError(f"save_graphs: labels[{k!r}] must be a tensor, got {type(v).__name__}")
+            raise nwerr.TypeError(f"save_graphs: labels[{k!r}] must be a tensor or a NumPy array, got {type(v).__name__}")
         lab[k] = w.tensor(v, f"labels[{k!r}]")
     header = {"data_size": w.size, "arrays": w.entries, "graphs": described, "labels": lab}
     path = os.fspath(path)
