@@ -101,7 +101,7 @@ class _BackgroundWriter:
 
     def __init__(self, out_dir: str, depth: int = 2) -> None:
         self.out_dir, self.depth = out_dir, depth
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nodeweave-partition")
+        self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="nodeweave-partition")
         self.pending: list[Future] = []
 
     def _job(self, rel_path: str, graphs: Any, labels: dict[str, Any]) -> dict[str, Any]:
