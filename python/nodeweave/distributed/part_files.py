@@ -27,7 +27,7 @@ from nodeweave.distributed.partition_book import RangePartitionBook
 from nodeweave.graph.heterograph import HeteroGraph
 from nodeweave.graph.idtypes import idtype_name
 from nodeweave.graph.io import load_graphs
-from nodeweave.graph.transforms._common import EID, NID
+from nodeweave.graph.transforms import EID, NID
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "PART_FILES", "PartitionFormatError", "etype_key", "file_entry",
            "stamp_labels", "write_manifest", "read_manifest", "load_partition", "load_partition_book"]

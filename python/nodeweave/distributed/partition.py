@@ -36,7 +36,7 @@ from nodeweave.distributed.peak_memory import PeakMemory
 from nodeweave.graph.heterograph import HeteroGraph, RelationGraph
 from nodeweave.graph.idtypes import idtype_name
 from nodeweave.graph.io import save_graphs
-from nodeweave.graph.transforms._common import EID, NID
+from nodeweave.graph.transforms import EID, NID
 
 __all__ = ["partition_graph", "graph_nbytes"]
 
@@ -48,11 +48,19 @@ def graph_nbytes(g: HeteroGraph) -> int:
     node and edge feature."""
     item = 4 if idtype_name(g.idtype) == "int32" else 8
     size = sum(2 * item * g.num_edges(ct) for ct in g.canonical_etypes)
-    for frames in (g._node_frames.values(), g._edge_frames.values()):
+    for frames in (_node_frames(g).values(), _edge_frames(g).values()):
         for frame in frames:
             for t in frame.values():
                 size += int(np.prod(backend.of(t).shape(t), dtype=np.int64)) * _itemsize(t)
     return size
+
+
+def _node_frames(g: HeteroGraph) -> dict[str, Any]:
+    return {nt: g.nodes[nt].data for nt in g.ntypes}
+
+
+def _edge_frames(g: HeteroGraph) -> dict[tuple, Any]:
+    return {ct: g.edges[ct].data for ct in g.canonical_etypes}
 
 
 def _itemsize(t: Any) -> int:
@@ -154,8 +162,8 @@ def _write_part(g: HeteroGraph, hp: Any, p: int, writer: _BackgroundWriter, run:
     noff, eoff = hp.node_offsets, hp.edge_offsets
     owned_nodes = {nt: hp.orig_node_ids(t)[noff[t][p]:noff[t][p + 1]] for t, nt in enumerate(ntypes)}
     owned_edges = {ct: hp.orig_edge_ids(r)[eoff[r][p]:eoff[r][p + 1]] for r, ct in enumerate(etypes)}
-    for name, frames, owned, key in (("node_feats", g._node_frames, owned_nodes, str),
-                                     ("edge_feats", g._edge_frames, owned_edges, etype_key)):
+    for name, frames, owned, key in (("node_feats", _node_frames(g), owned_nodes, str),
+                                     ("edge_feats", _edge_frames(g), owned_edges, etype_key)):
         feats = dict(stamps)
         for t, frame in frames.items():
             for fname, v in frame.items():
@@ -278,8 +286,8 @@ def partition_graph(g: HeteroGraph, num_parts: int, out_dir: str | os.PathLike, 
             "num_edges": {etype_key(ct): g.num_edges(ct) for ct in etypes},
             "node_ranges": {nt: [int(x) for x in hp.node_offsets[t]] for t, nt in enumerate(ntypes)},
             "edge_ranges": {etype_key(ct): [int(x) for x in hp.edge_offsets[r]] for r, ct in enumerate(etypes)},
-            "node_feats": _schema(g._node_frames, {nt: nt for nt in ntypes}),
-            "edge_feats": _schema(g._edge_frames, {ct: etype_key(ct) for ct in etypes}),
+            "node_feats": _schema(_node_frames(g), {nt: nt for nt in ntypes}),
+            "edge_feats": _schema(_edge_frames(g), {ct: etype_key(ct) for ct in etypes}),
             "parts": parts,
         }
         write_manifest(manifest_path, manifest)

@@ -4,7 +4,7 @@ and compared with the resident size (``VmRSS``) at the start. Resident memory co
 and METIS allocations alike, which Python's own tracers do not see.
 
 >>> with PeakMemory() as m:
-...     block = bytearray(64 << 20)     # 64 MiB, touched
+...     block = b"x" * (64 << 20)       # 64 MiB, every page written
 >>> m.available and m.growth >= 60 << 20 or not m.available
 True
 """
