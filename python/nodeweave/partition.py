@@ -42,8 +42,10 @@ def _int_tensor(arr: np.ndarray, g: HeteroGraph) -> Any:
 def balance_weight_columns(classes: np.ndarray | None, in_degrees: np.ndarray | None) -> np.ndarray | None:
     """METIS' multi-constraint node weights as DGL builds them: a 0/1 column per distinct value of
     ``classes`` (one value per node), then, given ``in_degrees``, the in-degree (one column per
-    distinct class when ``classes`` is given, degree counted for that class's nodes). None when
-    neither is given (METIS then balances node counts).
+    distinct class when ``classes`` is given, degree counted for that class's nodes). A degree
+    column that is zero everywhere (a class without in-edges) is left out: there is nothing to
+    balance, and METIS refuses such a constraint. None when neither is given (METIS then balances
+    node counts).
 
     >>> balance_weight_columns(np.array([0, 1, 1]), np.array([2, 0, 5])).tolist()
     [[1, 0, 2, 0], [0, 1, 0, 0], [0, 1, 0, 5]]
@@ -52,7 +54,8 @@ def balance_weight_columns(classes: np.ndarray | None, in_degrees: np.ndarray | 
     cols: list[np.ndarray] = [(classes == t).astype(np.int64) for t in values]
     if in_degrees is not None:
         deg = np.asarray(in_degrees, np.int64)
-        cols += [deg] if classes is None else [np.where(classes == t, deg, 0) for t in values]
+        degs = [deg] if classes is None else [np.where(classes == t, deg, 0) for t in values]
+        cols += [c for c in degs if c.any()]
     return np.ascontiguousarray(np.stack(cols, 1)) if cols else None
 
 

@@ -355,3 +355,18 @@ def test_book_agrees_with_the_parts(tmp_path, rng):
             inner = np_of(pg.edges[ct].data["inner_edge"])
             np.testing.assert_array_equal(np_of(book.eid2partid(eid, ct)) == p, inner)
             np.testing.assert_array_equal(np_of(book.eid2localeid(eid[inner], p, ct)), np.flatnonzero(inner))
+
+
+def test_edge_cases(tmp_path):
+    # an edgeless graph balancing edges (nothing to balance: the constraint is left out), a node type
+    # without nodes, an edge type without edges, an empty graph
+    partition_graph(nw.graph(([], []), num_nodes=10), 3, tmp_path, graph_name="a", balance_edges=True)
+    sizes = sorted(m["num_nodes"] for m in load_partition_book(tmp_path / "a.json", 0)[0].metadata())
+    assert sum(sizes) == 10 and sizes[-1] - sizes[0] <= 1
+    hg = nw.heterograph({("a", "r", "b"): ([0, 1], [0, 0]), ("c", "s", "a"): ([], [])},
+                        num_nodes_dict={"a": 4, "b": 3, "c": 0})
+    partition_graph(hg, 2, tmp_path, graph_name="h", balance_edges=True)
+    pg, *_ = load_partition(tmp_path / "h.json", 1)
+    assert pg.num_nodes("c") == 0 and pg.num_edges(("c", "s", "a")) == 0
+    partition_graph(nw.graph(([], []), num_nodes=0), 1, tmp_path, graph_name="e")
+    assert load_partition(tmp_path / "e.json", 0)[0].num_nodes() == 0
