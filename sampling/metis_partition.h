@@ -58,6 +58,11 @@ struct MetisResult {
 // its error code (ValueError for METIS_ERROR_INPUT, std::runtime_error otherwise).
 MetisResult metis_partition(SymmetricAdjacency&& adj, const MetisOptions& opt);
 
+// Partitions the union of `rels` over `num_nodes` nodes (a heterograph's homogeneous view), the
+// adjacency built straight in METIS' integer type. Errors as above and as symmetric_adjacency's.
+MetisResult metis_partition(const std::vector<RelationSlice>& rels, int64_t num_nodes,
+                            const MetisOptions& opt);
+
 // The part of every node of one square relation (ValueError when it is not square or not on the
 // CPU), as above.
 std::vector<int64_t> metis_partition(const graph::RelationGraph& g, const MetisOptions& opt);

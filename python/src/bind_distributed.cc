@@ -49,8 +49,7 @@ void bind_distributed(pyb::module_& m) {
         {
           pyb::gil_scoped_release nogil;
           g.check("metis_assignment");
-          res = sampling::metis_partition(
-              sampling::symmetric_adjacency(g.homogeneous_slices(), g.total_nodes()), opt);
+          res = sampling::metis_partition(g.homogeneous_slices(), g.total_nodes(), opt);
         }
         return pyb::make_tuple(vector_to_numpy(std::move(res.part)), res.objective_value);
       },

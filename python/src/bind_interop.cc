@@ -450,9 +450,6 @@ void bind_interop(pyb::module_& m) {
       [](int index) { cuda_allocator_arg(index, "empty_cache")->empty_cache(); },
       pyb::arg("device"));
   m.def(
-      "_cpu_empty_cache", [] { get_allocator(Device{})->empty_cache(); },
-      "Frees the CPU allocator's cached blocks (kept for reuse by same-size allocations).");
-  m.def(
       "_cuda_synchronize",
       [](int index) {
         cuda_allocator_arg(index, "synchronize");

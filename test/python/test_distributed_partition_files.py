@@ -186,17 +186,21 @@ def test_interrupted_partitioning_leaves_no_manifest(tmp_path, monkeypatch):
     g = small_graph()
     partition_graph(g, 3, tmp_path, graph_name="g")
     assert (tmp_path / "g.json").exists()
-    real, calls = partition_module.save_graphs, []
+    calls = []
 
-    def failing(path, *a, **k):
-        calls.append(path)
-        if len(calls) == 5:  # part 1's node features
-            raise OSError("disk full")
-        real(path, *a, **k)
+    def failing(real):
+        def save(path, *a, **k):
+            calls.append(path)
+            if path.endswith("part1/node_feats.nwg"):
+                raise OSError("disk full")
+            real(path, *a, **k)
+        return save
 
-    monkeypatch.setattr(partition_module, "save_graphs", failing)
+    for name in ("save_graphs", "save_graph_arrays"):  # the feature files and the structure files
+        monkeypatch.setattr(partition_module, name, failing(getattr(partition_module, name)))
     with pytest.raises(OSError, match="disk full"):
         partition_graph(g, 3, tmp_path, graph_name="g")
+    assert any(c.endswith("part1/node_feats.nwg") for c in calls)
     assert not (tmp_path / "g.json").exists()   # the old manifest went first, the new one never came
     assert [p.name for p in tmp_path.rglob("*") if p.name.startswith(".") or p.name.endswith(".tmp")] == []
 

@@ -18,12 +18,14 @@ renumbering every part into contiguous id ranges and finding each part's HALO, r
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import re
 import sys
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -33,9 +35,9 @@ from nodeweave.distributed.assignment import balance_classes, metis_assignment, 
 from nodeweave.distributed.part_files import FORMAT, FORMAT_VERSION, PART_FILES, etype_key, file_entry, \
     stamp_labels, write_manifest
 from nodeweave.distributed.peak_memory import PeakMemory
-from nodeweave.graph.heterograph import HeteroGraph, RelationGraph
+from nodeweave.graph.heterograph import HeteroGraph
 from nodeweave.graph.idtypes import idtype_name
-from nodeweave.graph.io import save_graphs
+from nodeweave.graph.io import save_graph_arrays, save_graphs
 from nodeweave.graph.transforms import EID, NID
 
 __all__ = ["partition_graph", "graph_nbytes"]
@@ -102,24 +104,25 @@ def _schema(frames: dict, keys: dict) -> dict[str, dict[str, dict[str, Any]]]:
 
 
 class _BackgroundWriter:
-    """Saves part files (:func:`~nodeweave.save_graphs`, then their size and sha256) on one worker
-    thread, so that writing, syncing and hashing, which release the GIL, overlap the extraction of
-    the next part. At most ``depth`` files are queued or being written: that bounds the memory the
-    queued arrays hold. An error in the worker surfaces from :meth:`save` or :meth:`records`."""
+    """Writes part files (then their size and sha256) on two worker threads, so that writing,
+    syncing and hashing, which release the GIL, overlap the extraction of the next part. At most
+    ``depth`` files are queued or being written: that bounds the memory the queued arrays hold. An
+    error in a worker surfaces from :meth:`save` or from the futures."""
 
     def __init__(self, out_dir: str, depth: int = 2) -> None:
         self.out_dir, self.depth = out_dir, depth
         self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="nodeweave-partition")
         self.pending: list[Future] = []
 
-    def _job(self, rel_path: str, graphs: Any, labels: dict[str, Any]) -> dict[str, Any]:
-        save_graphs(os.path.join(self.out_dir, rel_path), graphs, labels)
+    def _job(self, rel_path: str, write: Callable[[str], None]) -> dict[str, Any]:
+        write(os.path.join(self.out_dir, rel_path))
         return file_entry(self.out_dir, rel_path)
 
-    def save(self, rel_path: str, graphs: Any, labels: dict[str, Any]) -> Future:
+    def save(self, rel_path: str, write: Callable[[str], None]) -> Future:
+        """Queues ``write(full path)``; the future gives the file's manifest record."""
         while sum(not f.done() for f in self.pending) >= self.depth:
             next(f for f in self.pending if not f.done()).result()
-        fut = self.pool.submit(self._job, rel_path, graphs, labels)
+        fut = self.pool.submit(self._job, rel_path, write)
         self.pending.append(fut)
         return fut
 
@@ -129,35 +132,30 @@ class _BackgroundWriter:
 
 def _write_part(g: HeteroGraph, hp: Any, p: int, writer: _BackgroundWriter, run: bytes, k: int) -> dict[str, Any]:
     """Queues part ``p``'s three files; returns their manifest records (futures) and local sizes.
-    Each array of the extracted part is dropped as soon as it has been copied into the part's
-    graph, to keep the memory of one part's structure small next to the graph's."""
+    The structure is written straight from the arrays C++ extracted (no graph object is built),
+    and the features from one gather per feature."""
     d = hp.extract(p)
-    B = backend.current()
     idtype = idtype_name(g.idtype)
     ntypes, etypes = g.ntypes, g.canonical_etypes
     rel = f"part{p}"
     os.makedirs(os.path.join(writer.out_dir, rel), exist_ok=True)
 
-    def take(key: str, i: int) -> np.ndarray:
-        arr, d[key][i] = d[key][i], None
-        return arr
+    def ids(arr: np.ndarray) -> np.ndarray:
+        return arr if arr.dtype.name == idtype else arr.astype(idtype)
 
     num_nodes = {nt: len(d["node_ids"][t]) for t, nt in enumerate(ntypes)}
     num_edges = {ct: len(d["edge_ids"][r]) for r, ct in enumerate(etypes)}
-    rels, ndata, edata = {}, {}, {}
-    for t, nt in enumerate(ntypes):
-        ndata[nt] = {NID: B.int_tensor(take("node_ids", t), "cpu", idtype),
-                     "orig_id": B.int_tensor(take("orig_node_ids", t), "cpu", idtype),
-                     "inner_node": B.from_numpy(np.arange(num_nodes[nt]) < d["num_inner_nodes"][t])}
-    for r, ct in enumerate(etypes):
-        rels[ct] = RelationGraph.from_coo(num_nodes[ct[0]], num_nodes[ct[2]], take("src", r), take("dst", r), idtype)
-        edata[ct] = {EID: B.int_tensor(take("edge_ids", r), "cpu", idtype),
-                     "orig_id": B.int_tensor(take("orig_edge_ids", r), "cpu", idtype),
-                     "inner_edge": B.from_numpy(np.arange(num_edges[ct]) < d["num_inner_edges"][r])}
+    ndata = {nt: {NID: ids(d["node_ids"][t]), "orig_id": ids(d["orig_node_ids"][t]),
+                  "inner_node": np.arange(num_nodes[nt]) < d["num_inner_nodes"][t]} for t, nt in enumerate(ntypes)}
+    edata = {ct: {EID: ids(d["edge_ids"][r]), "orig_id": ids(d["orig_edge_ids"][r]),
+                  "inner_edge": np.arange(num_edges[ct]) < d["num_inner_edges"][r]} for r, ct in enumerate(etypes)}
+    edges = {ct: (d["src"][r], d["dst"][r]) for r, ct in enumerate(etypes)}
     del d
     stamps = stamp_labels(run, p, k)
-    files = {"graph": writer.save(f"{rel}/graph.nwg", HeteroGraph._create(num_nodes, rels, ndata, edata), stamps)}
-    del rels, ndata, edata
+    # The job holds the part's arrays only until it has written them.
+    files = {"graph": writer.save(f"{rel}/graph.nwg", functools.partial(
+        save_graph_arrays, num_nodes=num_nodes, edges=edges, ndata=ndata, edata=edata, labels=stamps, idtype=idtype))}
+    del ndata, edata, edges
     # A part's features are those of the nodes and edges it owns: its range of the new ids.
     noff, eoff = hp.node_offsets, hp.edge_offsets
     owned_nodes = {nt: hp.orig_node_ids(t)[noff[t][p]:noff[t][p + 1]] for t, nt in enumerate(ntypes)}
@@ -168,7 +166,7 @@ def _write_part(g: HeteroGraph, hp: Any, p: int, writer: _BackgroundWriter, run:
         for t, frame in frames.items():
             for fname, v in frame.items():
                 feats[f"{key(t)}/{fname}"] = np.take(_numpy(v), owned[t], axis=0)
-        files[name] = writer.save(f"{rel}/{name}.nwg", [], feats)
+        files[name] = writer.save(f"{rel}/{name}.nwg", functools.partial(save_graphs, graphs=[], labels=feats))
         del feats
     assert set(files) == set(PART_FILES)
     return {"part_id": p, "files": files, "num_nodes": num_nodes,
@@ -248,8 +246,8 @@ def partition_graph(g: HeteroGraph, num_parts: int, out_dir: str | os.PathLike, 
     if os.path.exists(manifest_path):
         os.unlink(manifest_path)
 
-    times: dict[str, float] = {}
-    with PeakMemory() as mem:
+    mem = PeakMemory() if verbose else None
+    with mem if mem is not None else contextlib.nullcontext():
         t0 = time.perf_counter()
         objval = None
         if part_method == "metis" and k > 1:
@@ -266,16 +264,12 @@ def partition_graph(g: HeteroGraph, num_parts: int, out_dir: str | os.PathLike, 
         try:
             for p in range(k):
                 parts.append(_write_part(g, hp, p, writer, run, k))
-                # Parts differ in size, so the engine's cached CPU blocks of one part are never
-                # reused by the next: hand them back rather than let them pile up.
-                _C._cpu_empty_cache()
             for rec in parts:
                 rec["files"] = {name: fut.result() for name, fut in rec["files"].items()}
         except BaseException:
             writer.close(failed=True)
             raise
         writer.close(failed=False)
-        _C._cpu_empty_cache()
         ntypes, etypes = g.ntypes, g.canonical_etypes
         manifest = {
             "format": FORMAT, "format_version": FORMAT_VERSION, "partition_id": run.hex(), "graph_name": graph_name,
@@ -293,7 +287,7 @@ def partition_graph(g: HeteroGraph, num_parts: int, out_dir: str | os.PathLike, 
         write_manifest(manifest_path, manifest)
         t3 = time.perf_counter()
     times = {"assign": t1 - t0, "halo": t2 - t1, "write": t3 - t2}
-    if verbose:
+    if mem is not None:
         size = graph_nbytes(g)
         print(f"partition_graph: {k} parts of {total} nodes ({part_method}"
               + (f", METIS {objtype} {objval}" if objval is not None else "") + f") in {sum(times.values()):.2f} s "
