@@ -7,8 +7,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
+# metis: the gpmetis command the partition tests compare nodeweave's METIS runs with.
 APT_PACKAGES=(build-essential cmake ninja-build ccache git python3 python3-venv python3-dev
-              libopenblas-openmp-dev libgtest-dev libdlpack-dev libmetis-dev)
+              libopenblas-openmp-dev libgtest-dev libdlpack-dev libmetis-dev metis)
 PIP_PACKAGES=(numpy scipy networkx pytest pybind11 scikit-build-core torch tqdm matplotlib)
 
 log() { printf '\n== %s\n' "$*"; }

@@ -90,3 +90,5 @@ from nodeweave.partition import metis_partition, metis_partition_assignment, par
 from nodeweave.graph.transforms import sort_csr_by_tag, sort_csc_by_tag, merge  # noqa: E402,F401
 from nodeweave.graph.block import block_to_graph  # noqa: E402,F401
 from nodeweave.graph.batch import slice_batch  # noqa: E402,F401
+# partitioning for multi-process training (nodeweave.distributed, as dgl.distributed)
+from nodeweave import distributed  # noqa: E402,F401

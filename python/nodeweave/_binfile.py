@@ -1,6 +1,6 @@
-"""Pieces shared by nodeweave's binary file formats (``nodeweave.core.save`` and
-``nodeweave.save_graphs``): atomic writes, 64-byte alignment, and the checks a loader uses to
-turn any format violation into one internal exception.
+"""Pieces shared by nodeweave's file formats (``nodeweave.core.save``, ``nodeweave.save_graphs``,
+the KGE checkpoints, the Cluster-GCN cache, graph partitions): atomic writes, 64-byte alignment, and
+the checks a loader uses to turn any format violation into one internal exception.
 
 >>> align(65)
 128
@@ -26,9 +26,22 @@ def align(n: int) -> int:
     return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
-def atomic_write(path: str, write: Callable[[BinaryIO], None]) -> None:
-    """Runs ``write`` on a temporary file in ``path``'s directory, then renames it over ``path``:
-    a reader never sees a half-written file, and a failed write leaves the old one in place."""
+def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None] | bytes) -> None:
+    """Runs ``write`` (or writes the bytes ``write``) on a temporary file in ``path``'s directory,
+    flushes it to disk, then renames it over ``path`` and syncs the directory: a reader never sees a
+    half-written file, a failed write leaves the old one in place, and after a crash or ``kill -9``
+    ``path`` holds either the old or the new contents.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "note.txt")
+    >>> atomic_write(path, b"hello")
+    >>> open(path, "rb").read(), os.listdir(os.path.dirname(path))
+    (b'hello', ['note.txt'])
+    """
+    if isinstance(write, (bytes, bytearray, memoryview)):
+        data = write
+        write = lambda out: out.write(data)  # noqa: E731
+    path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
     try:

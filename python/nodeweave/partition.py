@@ -39,25 +39,41 @@ def _int_tensor(arr: np.ndarray, g: HeteroGraph) -> Any:
     return backend.current().from_numpy(np.ascontiguousarray(arr), g._device)
 
 
-def metis_node_weights(g: HeteroGraph, balance_ntypes: Any, balance_edges: bool, fn: str) -> np.ndarray | None:
+def balance_weight_columns(classes: np.ndarray | None, in_degrees: np.ndarray | None) -> np.ndarray | None:
     """METIS' multi-constraint node weights as DGL builds them: a 0/1 column per distinct value of
-    ``balance_ntypes`` (one value per node), then the in-degree when ``balance_edges`` (one column
-    per distinct value when ``balance_ntypes`` is given, degree counted for that value's nodes).
-    None when neither is asked for (METIS then balances node counts)."""
+    ``classes`` (one value per node), then, given ``in_degrees``, the in-degree (one column per
+    distinct class when ``classes`` is given, degree counted for that class's nodes). A degree
+    column that is zero everywhere (a class without in-edges) is left out: there is nothing to
+    balance, and METIS refuses such a constraint. None when neither is given (METIS then balances
+    node counts).
+
+    >>> balance_weight_columns(np.array([0, 1, 1]), np.array([2, 0, 5])).tolist()
+    [[1, 0, 2, 0], [0, 1, 0, 0], [0, 1, 0, 5]]
+    """
+    values = [] if classes is None else np.unique(classes)
+    cols: list[np.ndarray] = [(classes == t).astype(np.int64) for t in values]
+    if in_degrees is not None:
+        deg = np.asarray(in_degrees, np.int64)
+        degs = [deg] if classes is None else [np.where(classes == t, deg, 0) for t in values]
+        cols += [c for c in degs if c.any()]
+    return np.ascontiguousarray(np.stack(cols, 1)) if cols else None
+
+
+def metis_node_weights(g: HeteroGraph, balance_ntypes: Any, balance_edges: bool, fn: str) -> np.ndarray | None:
+    """:func:`balance_weight_columns` of the homogeneous ``g``: classes from ``balance_ntypes`` (one
+    value per node), in-degrees when ``balance_edges``."""
     n = g.num_nodes()
-    cols: list[np.ndarray] = []
     types = None
     if balance_ntypes is not None:
         b = backend.of(balance_ntypes)
         types = np.asarray(b.to_numpy(balance_ntypes) if b is not None else balance_ntypes).reshape(-1)
         if types.shape != (n,):
             raise nwerr.ValueError(f"{fn}: balance_ntypes must hold one value per node ({n}), got shape {types.shape}")
-        cols = [(types == t).astype(np.int64) for t in np.unique(types)]
+    deg = None
     if balance_edges:
-        deg = g.in_degrees()
-        deg = backend.of(deg).to_numpy(deg).astype(np.int64)
-        cols += [deg] if types is None else [np.where(types == t, deg, 0) for t in np.unique(types)]
-    return np.ascontiguousarray(np.stack(cols, 1)) if cols else None
+        d = g.in_degrees()
+        deg = backend.of(d).to_numpy(d)
+    return balance_weight_columns(types, deg)
 
 
 def metis_partition_assignment(g: HeteroGraph, k: int, balance_ntypes: Any = None, balance_edges: bool = False,
@@ -75,9 +91,9 @@ def metis_partition_assignment(g: HeteroGraph, k: int, balance_ntypes: Any = Non
         Also balance the in-degree sums (per type when ``balance_ntypes`` is given).
     mode : 'k-way' or 'recursive'
         METIS' multilevel k-way partitioning or recursive bisection.
-    objtype : 'cut'
-        The objective, edge-cut minimisation (DGL's default; the communication-volume objective
-        'vol' is not offered).
+    objtype : 'cut' or 'vol'
+        The objective METIS minimises: the edge cut (DGL's default) or the total communication
+        volume (k-way mode only).
     seed : int
         METIS' random seed: the assignment is a pure function of the graph, options and seed.
 
@@ -99,14 +115,18 @@ def metis_partition_assignment(g: HeteroGraph, k: int, balance_ntypes: Any = Non
         raise nwerr.ValueError(f"{fn}: k (the number of parts) must be in [1, {n}] (the number of nodes), got {k}")
     if mode not in ("k-way", "recursive"):
         raise nwerr.ValueError(f"{fn}: mode must be 'k-way' or 'recursive', got {mode!r}")
-    if objtype != "cut":
-        raise nwerr.ValueError(f"{fn}: objtype must be 'cut' (edge-cut minimisation), got {objtype!r}")
+    if objtype not in ("cut", "vol"):
+        raise nwerr.ValueError(f"{fn}: objtype must be 'cut' (edge cut) or 'vol' (communication volume), "
+                               f"got {objtype!r}")
+    if objtype == "vol" and mode != "k-way":
+        raise nwerr.ValueError(f"{fn}: objtype='vol' needs mode='k-way' (recursive bisection minimises the edge cut)")
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31 - 1:
         raise nwerr.ValueError(f"{fn}: seed must be an int in [0, 2**31 - 1), got {seed!r}")
     from nodeweave.dataloading.subgraph_batch import cpu_relation  # dataloading imports this module
 
     weights = metis_node_weights(g, balance_ntypes, bool(balance_edges), fn)
-    part = np.asarray(_C.sampling.metis_partition(cpu_relation(g), int(k), mode, weights, int(seed)), np.int64)
+    part = np.asarray(_C.sampling.metis_partition(cpu_relation(g), int(k), mode, weights, int(seed), objtype),
+                      np.int64)
     return _int_tensor(part, g)
 
 

@@ -2,6 +2,7 @@
 // GraphSAINT node-set sampler with its normalization. Both release the GIL while they run; the
 // Python side extracts the induced subgraphs.
 #include "graph_arrays.h"
+#include "metis_options.h"
 #include "py_convert.h"
 #include "sampling/metis_partition.h"
 #include "sampling/saint_sampler.h"
@@ -18,32 +19,11 @@ pyb::array_t<double> doubles_to_numpy(std::vector<double>&& v) {
   return pyb::array_t<double>({static_cast<pyb::ssize_t>(keep->size())}, keep->data(), owner);
 }
 
-sampling::MetisMode parse_metis_mode(const std::string& mode) {
-  if (mode == "k-way") return sampling::MetisMode::kKway;
-  if (mode == "recursive") return sampling::MetisMode::kRecursive;
-  throw ValueError(str_cat("mode must be 'k-way' or 'recursive', got '", mode, "'"));
-}
-
 sampling::SaintMode parse_saint_mode(const std::string& mode) {
   if (mode == "node") return sampling::SaintMode::kNode;
   if (mode == "edge") return sampling::SaintMode::kEdge;
   if (mode == "walk") return sampling::SaintMode::kWalk;
   throw ValueError(str_cat("mode must be 'node', 'edge' or 'walk', got '", mode, "'"));
-}
-
-// (num_nodes, num_constraints) integer weights as a row-major vector.
-std::vector<int64_t> weight_matrix(pyb::handle obj, int64_t* num_constraints) {
-  pyb::array arr = pyb::array::ensure(obj);
-  NW_CHECK(arr, TypeError, "node_weights must be an integer array, got ", type_name(obj));
-  const char kind = arr.dtype().kind();
-  NW_CHECK(kind == 'i' || kind == 'u' || kind == 'b', TypeError,
-           "node_weights must hold integers, got dtype ", std::string(pyb::str(arr.dtype())));
-  NW_CHECK(arr.ndim() == 2, ValueError,
-           "node_weights must be a (num_nodes, num_constraints) array, got ", arr.ndim(),
-           " dimensions");
-  auto ints = pyb::array_t<int64_t, pyb::array::c_style | pyb::array::forcecast>::ensure(arr);
-  *num_constraints = static_cast<int64_t>(ints.shape(1));
-  return std::vector<int64_t>(ints.data(), ints.data() + ints.size());
 }
 
 }  // namespace
@@ -52,13 +32,8 @@ void bind_subgraph_samplers(pyb::module_& m) {
   m.def(
       "metis_partition",
       [](const RelationGraph& rel, int64_t k, const std::string& mode, pyb::handle node_weights,
-         int64_t seed) {
-        sampling::MetisOptions opt;
-        opt.num_parts = k;
-        opt.mode = parse_metis_mode(mode);
-        opt.seed = seed;
-        if (!node_weights.is_none())
-          opt.node_weights = weight_matrix(node_weights, &opt.num_constraints);
+         int64_t seed, const std::string& objtype) {
+        const sampling::MetisOptions opt = metis_options(k, mode, objtype, node_weights, seed);
         std::vector<int64_t> part;
         {
           pyb::gil_scoped_release nogil;
@@ -67,9 +42,10 @@ void bind_subgraph_samplers(pyb::module_& m) {
         return vector_to_numpy(std::move(part));
       },
       pyb::arg("rel"), pyb::arg("k"), pyb::arg("mode") = "k-way",
-      pyb::arg("node_weights") = pyb::none(), pyb::arg("seed") = 0,
+      pyb::arg("node_weights") = pyb::none(), pyb::arg("seed") = 0, pyb::arg("objtype") = "cut",
       "The METIS part (0 .. k-1) of every node of a square relation, symmetrized first. "
-      "node_weights: optional (num_nodes, num_constraints) integers METIS balances.");
+      "node_weights: optional (num_nodes, num_constraints) integers METIS balances; objtype: "
+      "'cut' (edge cut) or 'vol' (communication volume).");
 
   pyb::class_<SaintSampler, std::shared_ptr<SaintSampler>>(m, "SAINTSampler", R"doc(
 GraphSAINT node sets (node, edge or walk sampler) of one square relation, and the normalization

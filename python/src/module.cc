@@ -72,5 +72,7 @@ PYBIND11_MODULE(_C, m) {
   bind_negative_sampling(sampling);
   bind_random_walks(sampling);
   bind_subgraph_samplers(sampling);
+  pyb::module_ distributed = m.def_submodule("distributed", "graph partitioning (distributed/)");
+  bind_distributed(distributed);
   bind_kge(m);
 }

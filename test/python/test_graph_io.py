@@ -66,6 +66,9 @@ def test_single_graph_and_types(rng, path):
         nw.save_graphs(path, "g")
     with pytest.raises(TypeError, match="labels"):
         nw.save_graphs(path, g, labels={"y": [1, 2]})
+    nw.save_graphs(path, [], labels={"y": np.arange(3, dtype=np.int32)})  # NumPy labels load as tensors
+    lab = nw.load_graphs(path)[1]["y"]
+    assert isinstance(lab, nc.Tensor) and lab.dtype == nc.int32 and lab.tolist() == [0, 1, 2]
     g.ndata["bf"] = nc.zeros(4, dtype=nc.bfloat16)
     with pytest.raises(TypeError, match="bfloat16"):
         nw.save_graphs(path, g)
@@ -181,3 +184,29 @@ def test_non_zero_padding_detected(rng, path):
         raw[pad] = 1
         open(path, "wb").write(bytes(raw))
         expect_bad(path, "padding")
+
+
+def test_save_graph_arrays_round_trip_and_errors(tmp_path):
+    from nodeweave.graph.io import save_graph_arrays
+
+    path = str(tmp_path / "a.nwg")
+    edges = {("u", "r", "i"): (np.array([0, 2, 2]), np.array([1, 0, 1])), ("i", "s", "u"): (np.array([1]), np.array([2]))}
+    save_graph_arrays(path, {"u": 3, "i": 2}, edges, ndata={"u": {"x": np.arange(6.0).reshape(3, 2)}},
+                      edata={("u", "r", "i"): {"w": nc.tensor([1, 2, 3])}}, labels={"y": np.array([7])}, idtype="int32")
+    (g,), labels = nw.load_graphs(path)
+    assert g.ntypes == ["u", "i"] and g.canonical_etypes == [("u", "r", "i"), ("i", "s", "u")]
+    assert g.idtype == nc.int32 and labels["y"].tolist() == [7]
+    assert [t.tolist() for t in g.edges(etype="r")] == [[0, 2, 2], [1, 0, 1]]
+    assert g.nodes["u"].data["x"].tolist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    assert g.edges["r"].data["w"].tolist() == [1, 2, 3]
+    with pytest.raises(ValueError, match="outside"):
+        save_graph_arrays(path, {"u": 2}, {("u", "r", "u"): (np.array([0, 2]), np.array([1, 1]))})
+    with pytest.raises(ValueError, match="one length"):
+        save_graph_arrays(path, {"u": 3}, {("u", "r", "u"): (np.array([0, 2]), np.array([1]))})
+    with pytest.raises(ValueError, match="expected 3 rows"):
+        save_graph_arrays(path, {"u": 3}, {}, ndata={"u": {"x": np.zeros(2)}})
+    with pytest.raises(ValueError, match="unknown type"):
+        save_graph_arrays(path, {"u": 3}, {}, ndata={"v": {"x": np.zeros(3)}})
+    with pytest.raises(ValueError, match="idtype"):
+        save_graph_arrays(path, {"u": 3}, {}, idtype="int16")
+    assert nw.load_graphs(path)[0][0].ntypes == ["u", "i"]  # the failed calls left the file as it was

@@ -95,6 +95,8 @@ def test_metis_assignment_and_partition(backend_name):
     assert part[0] == part[1] == part[2] != part[3] == part[4] == part[5]
     r = np_of(nw.metis_partition_assignment(g, 2, mode="recursive", seed=3))
     assert r[0] == r[1] == r[2] != r[3] == r[4] == r[5]
+    v = np_of(nw.metis_partition_assignment(g, 2, objtype="vol"))   # volume 2: nodes 2 and 3 send once
+    assert v[0] == v[1] == v[2] != v[3] == v[4] == v[5]
     parts = nw.metis_partition(g, 2, extra_cached_hops=1, reshuffle=True)
     assert sorted(int(np_of(p.ndata["inner_node"]).sum()) for p in parts.values()) == [3, 3]
     for p, sg in parts.items():
@@ -151,7 +153,9 @@ def test_partition_errors():
     with pytest.raises(ValueError, match="mode"):
         nw.metis_partition_assignment(g, 2, mode="kway")
     with pytest.raises(ValueError, match="objtype"):
-        nw.metis_partition_assignment(g, 2, objtype="vol")
+        nw.metis_partition_assignment(g, 2, objtype="volume")
+    with pytest.raises(ValueError, match="objtype='vol' needs mode='k-way'"):
+        nw.metis_partition_assignment(g, 2, mode="recursive", objtype="vol")
     with pytest.raises(ValueError, match="balance_ntypes"):
         nw.metis_partition_assignment(g, 2, balance_ntypes=[0, 1])
     with pytest.raises(ValueError, match="permutation"):

@@ -23,13 +23,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import zipfile
 from typing import Any, Sequence
 
 import numpy as np
 
 from nodeweave import _C, backend
+from nodeweave._binfile import atomic_write
 from nodeweave.dataloading.base import Sampler
 from nodeweave.dataloading.subgraph_batch import check_homogeneous, cpu_relation, feature_list, induced_subgraph_batch
 from nodeweave.graph.heterograph import HeteroGraph, as_int_array
@@ -52,23 +52,9 @@ def _graph_digest(g: HeteroGraph) -> str:
 
 
 def _write_cache(path: str, arrays: dict[str, np.ndarray]) -> None:
-    """Writes ``arrays`` as an .npz file at ``path`` atomically: into a temporary file beside it,
-    flushed to disk, then renamed over ``path``. On any failure the temporary file is removed and
-    ``path`` keeps its old content (or stays absent)."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    """Writes ``arrays`` as an .npz file at ``path`` atomically (never half-written; on a failure
+    ``path`` keeps its old content or stays absent)."""
+    atomic_write(path, lambda f: np.savez(f, **arrays))
 
 
 def _read_cache(path: str, fingerprint: dict, n: int, k: int) -> tuple[np.ndarray, np.ndarray] | None:

@@ -60,7 +60,7 @@ from nodeweave._binfile import require as _require
 from nodeweave.graph.heterograph import HeteroGraph, IdRangeError, RelationGraph
 from nodeweave import errors as nwerr
 
-__all__ = ["save_graphs", "load_graphs", "MAGIC", "FORMAT_VERSION"]
+__all__ = ["save_graphs", "save_graph_arrays", "load_graphs", "MAGIC", "FORMAT_VERSION"]
 
 MAGIC = b"\x89NWG\r\n\x1a\n"
 FORMAT_VERSION = 1
@@ -102,27 +102,35 @@ class _Writer:
         return self.add(B.to_numpy(t), where)
 
 
-def _describe(w: _Writer, g: HeteroGraph, i: int) -> dict:
+    def value(self, v: Any, where: str) -> int:
+        """A NumPy array or a tensor of any backend."""
+        return self.add(v, where) if isinstance(v, np.ndarray) else self.tensor(v, where)
+
+
+def _describe_arrays(w: _Writer, idtype: str, num_nodes: dict[str, int], edges: dict[tuple, tuple[Any, Any]],
+                     ndata: dict[str, Any], edata: dict[tuple, Any], bnn: dict | None, bne: dict | None,
+                     where: str) -> dict:
+    """The header entry of one graph, its arrays added to ``w``: features as NumPy arrays or tensors."""
     ntypes = []
-    for nt in g._ntypes:
-        bnn = g._batch_num_nodes
+    for nt, n in num_nodes.items():
         ntypes.append({
-            "name": nt, "num_nodes": g._num_nodes[nt],
-            "data": {k: w.tensor(v, f"graphs[{i}] node type {nt!r} feature {k!r}")
-                     for k, v in g._node_frames[nt].items()},
+            "name": nt, "num_nodes": n,
+            "data": {k: w.value(v, f"{where} node type {nt!r} feature {k!r}") for k, v in ndata.get(nt, {}).items()},
             "batch_num_nodes": None if bnn is None else w.add(np.asarray(bnn[nt], np.int64), "batch counts")})
     etypes = []
-    for ct in g._etypes:
-        src, dst = g._coo(ct)
-        bne = g._batch_num_edges
+    for ct, (src, dst) in edges.items():
         etypes.append({
             "type": list(ct), "num_edges": int(len(src)),
-            "src": w.add(np.asarray(src, g._idtype_name), "src ids"),
-            "dst": w.add(np.asarray(dst, g._idtype_name), "dst ids"),
-            "data": {k: w.tensor(v, f"graphs[{i}] edge type {ct!r} feature {k!r}")
-                     for k, v in g._edge_frames[ct].items()},
+            "src": w.add(np.asarray(src, idtype), "src ids"),
+            "dst": w.add(np.asarray(dst, idtype), "dst ids"),
+            "data": {k: w.value(v, f"{where} edge type {ct!r} feature {k!r}") for k, v in edata.get(ct, {}).items()},
             "batch_num_edges": None if bne is None else w.add(np.asarray(bne[ct], np.int64), "batch counts")})
-    return {"idtype": g._idtype_name, "ntypes": ntypes, "etypes": etypes}
+    return {"idtype": idtype, "ntypes": ntypes, "etypes": etypes}
+
+
+def _describe(w: _Writer, g: HeteroGraph, i: int) -> dict:
+    return _describe_arrays(w, g._idtype_name, g._num_nodes, {ct: g._coo(ct) for ct in g._etypes},
+                            g._node_frames, g._edge_frames, g._batch_num_nodes, g._batch_num_edges, f"graphs[{i}]")
 
 
 def _write(f: BinaryIO, w: _Writer, header: dict) -> None:
@@ -141,7 +149,7 @@ def _write(f: BinaryIO, w: _Writer, header: dict) -> None:
 def save_graphs(path: str | os.PathLike, graphs: HeteroGraph | Sequence[HeteroGraph],
                 labels: dict[str, Any] | None = None) -> None:
     """Saves ``graphs`` (a graph or a list) with all their features and batch counts, and
-    ``labels`` (a dict of name -> tensor), to ``path``.
+    ``labels`` (a dict of name -> tensor or NumPy array; loaded back as tensors), to ``path``.
 
     The file is written under a temporary name in the same directory and renamed over ``path``
     when complete, so ``path`` is never left half-written. Features of dtype bfloat16 are refused
@@ -173,12 +181,66 @@ def save_graphs(path: str | os.PathLike, graphs: HeteroGraph | Sequence[HeteroGr
     for k, v in labels.items():
         if not isinstance(k, str):
             raise nwerr.TypeError(f"save_graphs: label names must be strings, got {k!r}")
-        if backend.of(v) is None:
-            raise nwerr.TypeError(f"save_graphs: labels[{k!r}] must be a tensor, got {type(v).__name__}")
-        lab[k] = w.tensor(v, f"labels[{k!r}]")
+        if not isinstance(v, np.ndarray) and backend.of(v) is None:
+            raise nwerr.TypeError(f"save_graphs: labels[{k!r}] must be a tensor or a NumPy array, got {type(v).__name__}")
+        lab[k] = w.value(v, f"labels[{k!r}]")  # NumPy arrays as they are: no tensor copy first
     header = {"data_size": w.size, "arrays": w.entries, "graphs": described, "labels": lab}
     path = os.fspath(path)
     atomic_write(path, lambda out: _write(out, w, header))
+
+
+def save_graph_arrays(path: str | os.PathLike, num_nodes: dict[str, int],
+                      edges: dict[tuple[str, str, str], tuple[np.ndarray, np.ndarray]],
+                      ndata: dict[str, dict[str, Any]] | None = None,
+                      edata: dict[tuple[str, str, str], dict[str, Any]] | None = None,
+                      labels: dict[str, Any] | None = None, idtype: str = "int64") -> None:
+    """Saves one graph given as arrays, in :func:`save_graphs`' format (``load_graphs`` reads it back
+    as a graph), without building the graph first: for writers that hold a graph's arrays and
+    need no graph object (the partitioner writes every part this way).
+
+    ``num_nodes`` maps node types to counts, in order; ``edges`` maps canonical edge types to
+    ``(src, dst)`` integer arrays; ``ndata`` / ``edata`` map types to ``{name: array or tensor}``
+    with one row per node or edge; ``labels`` as in :func:`save_graphs`. Ids are checked against
+    the counts (ValueError naming the edge type).
+
+    >>> import os, tempfile, numpy as np, nodeweave as nw
+    >>> path = os.path.join(tempfile.mkdtemp(), "g.nwg")
+    >>> save_graph_arrays(path, {"_N": 3}, {("_N", "_E", "_N"): (np.array([0, 1]), np.array([1, 2]))},
+    ...                   ndata={"_N": {"h": np.arange(3.0)}})
+    >>> g = nw.load_graphs(path)[0][0]
+    >>> g.edges()[1].tolist(), g.ndata["h"].tolist()
+    ([1, 2], [0.0, 1.0, 2.0])
+    """
+    fn = "save_graph_arrays"
+    if idtype not in ("int32", "int64"):
+        raise nwerr.ValueError(f"{fn}: idtype must be 'int32' or 'int64', got {idtype!r}")
+    if not isinstance(num_nodes, dict) or not all(isinstance(k, str) and _is_int(n) and n >= 0 for k, n in num_nodes.items()):
+        raise nwerr.TypeError(f"{fn}: num_nodes must map node type names to counts >= 0, got {num_nodes!r}")
+    ndata, edata = ndata or {}, edata or {}
+    for ct, (src, dst) in edges.items():
+        if not (isinstance(ct, tuple) and len(ct) == 3 and ct[0] in num_nodes and ct[2] in num_nodes):
+            raise nwerr.ValueError(f"{fn}: edge type {ct!r} must be (src, etype, dst) over the node types {list(num_nodes)}")
+        src, dst = np.asarray(src), np.asarray(dst)
+        if src.ndim != 1 or src.shape != dst.shape or (src.size and src.dtype.kind not in "iu") \
+                or (dst.size and dst.dtype.kind not in "iu"):
+            raise nwerr.ValueError(f"{fn}: edge type {ct!r} needs two 1-D integer id arrays of one length")
+        for ids, t, end in ((src, ct[0], "source"), (dst, ct[2], "destination")):
+            if ids.size and (ids.min() < 0 or ids.max() >= num_nodes[t]):
+                raise nwerr.ValueError(f"{fn}: edge type {ct!r} has {end} ids outside [0, {num_nodes[t]})")
+    rows = [(data, num_nodes.get(t), t) for t, data in ndata.items()]
+    rows += [(data, len(edges[t][0]) if t in edges else None, t) for t, data in edata.items()]
+    for data, n, t in rows:
+        if n is None:
+            raise nwerr.ValueError(f"{fn}: features of an unknown type {t!r}")
+        for k, v in data.items():
+            shape = v.shape if isinstance(v, np.ndarray) else backend.of(v).shape(v)
+            if len(shape) < 1 or shape[0] != n:
+                raise nwerr.ValueError(f"{fn}: feature {k!r} of {t!r} has shape {tuple(shape)}, expected {n} rows")
+    w = _Writer()
+    described = _describe_arrays(w, idtype, dict(num_nodes), dict(edges), ndata, edata, None, None, "graph")
+    lab = {k: w.value(v, f"labels[{k!r}]") for k, v in (labels or {}).items()}
+    header = {"data_size": w.size, "arrays": w.entries, "graphs": [described], "labels": lab}
+    atomic_write(os.fspath(path), lambda out: _write(out, w, header))
 
 
 # ---------------------------------------------------------------- load

@@ -1,8 +1,9 @@
 """Crash-safe files for long training runs.
 
-:func:`atomic_write` writes a temporary file beside the target, flushes it to disk, renames it over
-the target and syncs the directory: after a crash or ``kill -9`` the target holds either the old or
-the new contents, never a mix. A training checkpoint (``checkpoint.npz``) holds the tables, the
+:func:`atomic_write` (nodeweave's one atomic writer, from :mod:`nodeweave._binfile`) writes a
+temporary file beside the target, flushes it to disk, renames it over the target and syncs the
+directory: after a crash or ``kill -9`` the target holds either the old or the new contents, never
+a mix. A training checkpoint (``checkpoint.npz``) holds the tables, the
 optimizer state, the step count and the loss history, and the configuration it was made with, so
 ``--resume`` can refuse a checkpoint of another model or dataset.
 """
@@ -17,29 +18,11 @@ from typing import Any
 import numpy as np
 
 from nodeweave import errors as nwerr
+from nodeweave._binfile import atomic_write
 
 __all__ = ["atomic_write", "save_checkpoint", "load_checkpoint", "CHECKPOINT"]
 
 CHECKPOINT = "checkpoint.npz"
-
-
-def atomic_write(path: str | os.PathLike, data: bytes) -> None:
-    path = os.fspath(path)
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    dir_fd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 def save_checkpoint(save_path: str | os.PathLike, config: dict[str, Any], arrays: dict[str, np.ndarray],

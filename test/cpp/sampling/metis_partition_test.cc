@@ -1,5 +1,6 @@
 // METIS partitioning: the symmetric adjacency METIS reads (both directions, no self-loops, no
-// repeats), parts covering every node once with ids in [0, k), sizes within METIS' imbalance
+// repeats; also of several relations placed in one id space), the objective value METIS reports
+// (edge cut or communication volume) recomputed from the parts, parts covering every node once with ids in [0, k), sizes within METIS' imbalance
 // tolerance, an edge cut far below a random assignment's on a planted-partition graph, node-weight
 // constraints balanced, the same parts at 1 and 2 threads, and typed errors for bad input.
 #include "sampling/metis_partition.h"
@@ -58,6 +59,92 @@ TEST(SymmetricAdjacency, BothDirectionsWithoutSelfLoopsOrRepeats) {
   const SymmetricAdjacency a = symmetric_adjacency(*g);
   EXPECT_EQ(a.indptr, (std::vector<int64_t>{0, 1, 3, 3, 4, 4}));
   EXPECT_EQ(a.indices, (std::vector<int64_t>{1, 0, 3, 1}));
+}
+
+TEST(SymmetricAdjacency, RelationsPlacedAtOffsets) {
+  // Types: a (nodes 0, 1) and b (nodes 2, 3, 4). a -> b: 0->0, 1->2; b -> a: 2->0; b -> b: 1->1.
+  auto ab = RelationGraph::from_coo(
+      2, 3, IdArray::from_host(std::vector<int64_t>{0, 1}.data(), DType::Int64, 2, DType::Int32),
+      IdArray::from_host(std::vector<int64_t>{0, 2}.data(), DType::Int64, 2, DType::Int32));
+  auto ba = RelationGraph::from_coo(
+      3, 2, IdArray::from_host(std::vector<int64_t>{2}.data(), DType::Int64, 1, DType::Int32),
+      IdArray::from_host(std::vector<int64_t>{0}.data(), DType::Int64, 1, DType::Int32));
+  auto bb = from_edges(3, {1}, {1}, DType::Int32);
+  const SymmetricAdjacency a =
+      symmetric_adjacency({{ab.get(), 0, 2}, {ba.get(), 2, 0}, {bb.get(), 2, 2}}, 5);
+  // Undirected: 0-2, 1-4, 4-0; 3-3 is a self-loop.
+  EXPECT_EQ(a.indptr, (std::vector<int64_t>{0, 2, 3, 4, 4, 6}));
+  EXPECT_EQ(a.indices, (std::vector<int64_t>{2, 4, 4, 0, 0, 1}));
+  EXPECT_THROW(symmetric_adjacency({{ab.get(), 0, 3}}, 5), ValueError);  // reaches node 5
+}
+
+TEST(SymmetricAdjacency, SameAtOneAndTwoThreadsAndLikeASortedSetReference) {
+  // Large enough (200,000 edges over 20,000 nodes) for the scatter passes to split over threads.
+  std::mt19937_64 rng(8);
+  const int64_t n = 20000, m = 200000;
+  std::vector<int64_t> s(m), d(m);
+  for (int64_t e = 0; e < m; ++e) {
+    s[e] = static_cast<int64_t>(rng() % n);
+    d[e] = static_cast<int64_t>(rng() % n);
+  }
+  auto g = from_edges(n, s, d);
+  const int before = get_num_threads();
+  set_num_threads(1);
+  const SymmetricAdjacency one = symmetric_adjacency(*g);
+  set_num_threads(2);
+  const SymmetricAdjacency two = symmetric_adjacency(*g);
+  MetisOptions opt;
+  opt.num_parts = 3;
+  const MetisResult direct = metis_partition({RelationSlice{g.get(), 0, 0}}, n, opt);
+  set_num_threads(before);
+  EXPECT_EQ(one.indptr, two.indptr);
+  EXPECT_EQ(one.indices, two.indices);
+  std::vector<std::vector<int64_t>> ref(n);
+  for (int64_t e = 0; e < m; ++e)
+    if (s[e] != d[e]) {
+      ref[s[e]].push_back(d[e]);
+      ref[d[e]].push_back(s[e]);
+    }
+  for (int64_t v = 0; v < n; ++v) {
+    std::sort(ref[v].begin(), ref[v].end());
+    ref[v].erase(std::unique(ref[v].begin(), ref[v].end()), ref[v].end());
+    ASSERT_EQ(std::vector<int64_t>(one.indices.begin() + one.indptr[v],
+                                   one.indices.begin() + one.indptr[v + 1]),
+              ref[v])
+        << "row " << v;
+  }
+  // Built straight in METIS' integers, the same parts as from the int64 adjacency.
+  SymmetricAdjacency copy = one;
+  EXPECT_EQ(direct.part, metis_partition(std::move(copy), opt).part);
+}
+
+int64_t communication_volume(const RelationGraph& g, const std::vector<int64_t>& part) {
+  const SymmetricAdjacency adj = symmetric_adjacency(g);
+  int64_t vol = 0;
+  for (int64_t v = 0; v < adj.num_nodes(); ++v) {
+    std::vector<int64_t> others;
+    for (int64_t j = adj.indptr[v]; j < adj.indptr[v + 1]; ++j)
+      if (part[adj.indices[j]] != part[v]) others.push_back(part[adj.indices[j]]);
+    std::sort(others.begin(), others.end());
+    vol += std::unique(others.begin(), others.end()) - others.begin();
+  }
+  return vol;
+}
+
+TEST(MetisPartition, ObjectiveValueIsTheCutOrTheVolume) {
+  auto g = planted_partition(4, 60, 0.15, 0.01, 9);
+  MetisOptions opt;
+  opt.num_parts = 4;
+  opt.seed = 2;
+  MetisResult cut = metis_partition(symmetric_adjacency(*g), opt);
+  EXPECT_EQ(cut.objective_value, edge_cut(*g, cut.part));
+  EXPECT_EQ(cut.part, metis_partition(*g, opt));
+  opt.objective = MetisObjective::kVolume;
+  MetisResult vol = metis_partition(symmetric_adjacency(*g), opt);
+  EXPECT_EQ(vol.objective_value, communication_volume(*g, vol.part));
+  EXPECT_GT(vol.objective_value, 0);
+  opt.mode = MetisMode::kRecursive;  // recursive bisection only cuts edges
+  EXPECT_THROW(metis_partition(symmetric_adjacency(*g), opt), ValueError);
 }
 
 TEST(MetisPartition, PartsCoverEveryNodeOnceBalancedWithASmallCut) {

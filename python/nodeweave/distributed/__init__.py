@@ -1,0 +1,17 @@
+"""Partition-and-train (DGL's ``dgl.distributed``), part 1: partitioning a graph for multi-process
+training and reading the parts back (docs/distributed.md).
+
+- :func:`partition_graph` cuts a graph with METIS (or at random) into parts whose nodes and edges
+  have contiguous ids per type, each with its HALO, and writes them with a JSON manifest;
+- :func:`load_partition` / :func:`load_partition_book` read one part and its
+  :class:`RangePartitionBook` back, checking every file against the manifest;
+- ``nodeweave-partition`` is the command line (:mod:`nodeweave.distributed.partition_cli`).
+"""
+
+from nodeweave.distributed.partition import partition_graph
+from nodeweave.distributed.part_files import FORMAT_VERSION, PartitionFormatError, load_partition, \
+    load_partition_book
+from nodeweave.distributed.partition_book import RangePartitionBook
+
+__all__ = ["partition_graph", "load_partition", "load_partition_book", "RangePartitionBook", "PartitionFormatError",
+           "FORMAT_VERSION"]
