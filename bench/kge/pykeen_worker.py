@@ -50,7 +50,9 @@ def main() -> None:
     distance = a.model in ("TransE", "RotatE")
     loss = NSSALoss(margin=a.gamma if distance else 0.0, adversarial_temperature=1.0)
     cls = {"TransE": models.TransE, "DistMult": models.DistMult, "ComplEx": models.ComplEx, "RotatE": models.RotatE}[a.model]
-    kwargs = dict(scoring_fct_norm=2) if a.model == "TransE" else {}
+    # PyKEEN's TransE keeps entities on the unit sphere by default; nodeweave's (as DGL-KE's and the
+    # paper's score) does not: without the constraint both train the same model
+    kwargs = dict(scoring_fct_norm=2, entity_constrainer=None) if a.model == "TransE" else {}
     model = cls(triples_factory=train, embedding_dim=a.dim, loss=loss, random_seed=a.seed, **kwargs)
     optimizer = torch.optim.Adagrad(model.parameters(), lr=a.lr)
     loop = SLCWATrainingLoop(model=model, triples_factory=train, optimizer=optimizer, negative_sampler="basic",
