@@ -102,32 +102,28 @@ def _balance(g: Any, field: str | None) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit status (2 on any bad input)."""
-    from nodeweave.data.errors import DataFormatError
-    from nodeweave.errors import NodeweaveError
+    from nodeweave._cli import run_command
 
     args = build_parser().parse_args(argv)
-    try:
-        from nodeweave.distributed import load_partition_book, partition_graph
+    return run_command(PROG, lambda: _run(args))
 
-        g, default_name = load_input_graph(args)
-        name = args.graph_name or default_name
-        partition_graph(g, args.num_parts, args.out_dir, graph_name=name, num_hops=args.num_hops,
-                        part_method=args.part_method, objtype=args.objtype,
-                        balance_ntypes=_balance(g, args.balance_ntypes), balance_edges=args.balance_edges,
-                        seed=args.seed, verbose=not args.quiet)
-        if not args.quiet:
-            manifest = os.path.join(args.out_dir, f"{name}.json")
-            book = load_partition_book(manifest, 0)[0]
-            for meta in book.metadata():
-                print(f"part {meta['machine_id']}: owns {meta['num_nodes']} nodes and {meta['num_edges']} edges")
-        return 0
-    except (NodeweaveError, DataFormatError, ValueError, KeyError, IndexError, OSError) as e:
-        msg = e.args[0] if isinstance(e, KeyError) and e.args else e
-        print(f"{PROG}: error: {msg}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+
+def _run(args: argparse.Namespace) -> int:
+    """Partitions the graph the arguments name; prints what each part owns."""
+    from nodeweave.distributed import load_partition_book, partition_graph
+
+    g, default_name = load_input_graph(args)
+    name = args.graph_name or default_name
+    partition_graph(g, args.num_parts, args.out_dir, graph_name=name, num_hops=args.num_hops,
+                    part_method=args.part_method, objtype=args.objtype,
+                    balance_ntypes=_balance(g, args.balance_ntypes), balance_edges=args.balance_edges,
+                    seed=args.seed, verbose=not args.quiet)
+    if not args.quiet:
+        manifest = os.path.join(args.out_dir, f"{name}.json")
+        book = load_partition_book(manifest, 0)[0]
+        for meta in book.metadata():
+            print(f"part {meta['machine_id']}: owns {meta['num_nodes']} nodes and {meta['num_edges']} edges")
+    return 0
 
 
 if __name__ == "__main__":

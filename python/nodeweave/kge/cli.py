@@ -237,21 +237,12 @@ def _cmd_emb_sim(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit status (2 on any bad input)."""
-    from nodeweave.data.errors import DataFormatError
-    from nodeweave.errors import NodeweaveError
+    from nodeweave._cli import run_command
 
     parser = build_parser()
     args = parser.parse_args(argv)
     command = {"train": _cmd_train, "eval": _cmd_eval, "predict": _cmd_predict, "emb-sim": _cmd_emb_sim}
-    try:
-        return command[args.command](args)
-    except (NodeweaveError, DataFormatError, ValueError, KeyError, IndexError, OSError) as e:
-        msg = e.args[0] if isinstance(e, KeyError) and e.args else e
-        print(f"{PROG}: error: {msg}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+    return run_command(PROG, lambda: command[args.command](args))
 
 
 if __name__ == "__main__":
