@@ -8,8 +8,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 # metis: the gpmetis command the partition tests compare nodeweave's METIS runs with.
+# libopenmpi-dev, openmpi-bin: MPI for multi-process training (distributed/), and mpirun for its tests.
 APT_PACKAGES=(build-essential cmake ninja-build ccache git python3 python3-venv python3-dev
-              libopenblas-openmp-dev libgtest-dev libdlpack-dev libmetis-dev metis)
+              libopenblas-openmp-dev libgtest-dev libdlpack-dev libmetis-dev metis
+              libopenmpi-dev openmpi-bin)
 PIP_PACKAGES=(numpy scipy networkx pytest pybind11 scikit-build-core torch tqdm matplotlib)
 
 log() { printf '\n== %s\n' "$*"; }

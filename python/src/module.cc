@@ -74,5 +74,6 @@ PYBIND11_MODULE(_C, m) {
   bind_subgraph_samplers(sampling);
   pyb::module_ distributed = m.def_submodule("distributed", "graph partitioning (distributed/)");
   bind_distributed(distributed);
+  bind_mpi(distributed);
   bind_kge(m);
 }

@@ -54,6 +54,7 @@ void bind_random_walks(pyb::module_& m);
 void bind_subgraph_samplers(pyb::module_& m);
 // Graph partitioning for distributed training, into the nodeweave._C.distributed submodule.
 void bind_distributed(pyb::module_& m);
+void bind_mpi(pyb::module_& m);
 // Knowledge-graph-embedding kernels, into the nodeweave._C.kge submodule.
 void bind_kge(pyb::module_& m);
 Tensor tensor_from_numpy(pyb::array arr);

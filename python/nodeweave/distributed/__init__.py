@@ -5,13 +5,16 @@ training and reading the parts back (docs/distributed.md).
   have contiguous ids per type, each with its HALO, and writes them with a JSON manifest;
 - :func:`load_partition` / :func:`load_partition_book` read one part and its
   :class:`RangePartitionBook` back, checking every file against the manifest;
-- ``nodeweave-partition`` is the command line (:mod:`nodeweave.distributed.partition_cli`).
+- ``nodeweave-partition`` is the command line (:mod:`nodeweave.distributed.partition_cli`);
+- :func:`init`, :func:`all_reduce`, :func:`all_to_all`, :func:`barrier`: the MPI job the training
+  processes form (:mod:`nodeweave.distributed.mpi`).
 """
 
 from nodeweave.distributed.partition import partition_graph
 from nodeweave.distributed.part_files import FORMAT_VERSION, PartitionFormatError, load_partition, \
     load_partition_book
 from nodeweave.distributed.partition_book import RangePartitionBook
+from nodeweave.distributed.mpi import all_reduce, all_to_all, barrier, init, is_initialized, rank, world_size
 
 __all__ = ["partition_graph", "load_partition", "load_partition_book", "RangePartitionBook", "PartitionFormatError",
-           "FORMAT_VERSION"]
+           "FORMAT_VERSION", "init", "is_initialized", "rank", "world_size", "all_reduce", "all_to_all", "barrier"]
