@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <climits>
+#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 
@@ -112,6 +113,11 @@ std::vector<uint8_t> all_to_all_bytes(const uint8_t* send, const std::vector<int
         "MPI_Alltoallv");
   recv_bytes->assign(rcount.begin(), rcount.end());
   return out;
+}
+
+void abort_job(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::abort();  // MPI_Abort does not return; this keeps [[noreturn]] honest if it ever did
 }
 
 void barrier() {

@@ -37,4 +37,8 @@ std::vector<uint8_t> all_to_all_bytes(const uint8_t* send, const std::vector<int
 
 void barrier();
 
+// Ends every rank of the job (MPI_Abort): what a rank that failed does instead of finalising, since
+// MPI_Finalize would wait for ranks that are themselves waiting for it in a collective.
+[[noreturn]] void abort_job(int code);
+
 }  // namespace nodeweave::distributed

@@ -61,6 +61,7 @@ void bind_mpi(pyb::module_& m) {
       },
       pyb::arg("send"), pyb::arg("send_bytes"),
       "(received bytes, sizes per rank): block r of `send` (send_bytes[r] bytes) goes to rank r.");
+  m.def("abort_job", [](int code) { distributed::abort_job(code); }, pyb::arg("code"));
   m.def("barrier", [] {
     pyb::gil_scoped_release nogil;
     distributed::barrier();

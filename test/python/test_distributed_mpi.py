@@ -105,3 +105,91 @@ def test_a_killed_rank_ends_the_job_naming_it(tmp_path):
     assert out.returncode != 0
     assert "rank 1" in out.stdout + out.stderr
     assert not list(tmp_path.glob("done.*"))
+
+
+GRAD_SCRIPT = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import nodeweave.distributed as dist
+    rank, size = dist.init()
+    backend = sys.argv[2]
+    rng = np.random.default_rng(0)                     # the same data on every rank
+    X = rng.standard_normal((12, 4))
+    Y = rng.standard_normal((12, 2))
+    W0 = rng.standard_normal((4, 2))
+    if backend == "torch":
+        import torch
+        T = lambda a, g=False: torch.tensor(a, requires_grad=g)
+    else:
+        import nodeweave.core as nc
+        T = lambda a, g=False: nc.tensor(a, requires_grad=g)
+
+    def grads(rows, with_u):
+        W, b, u = T(W0, True), T(np.zeros(2), True), T(np.ones(3), True)
+        d = T(X[rows]) @ W + b - T(Y[rows])
+        loss = (d * d).sum() / len(rows)
+        if with_u:
+            loss = loss + u.sum()          # u is used on rank 0 only
+        loss.backward()
+        return [W, b, u]
+
+    params = grads(np.arange(rank, 12, size), rank == 0)
+    dist.all_reduce_gradients(params, bucket_bytes=40)   # small buckets: several all-reduces
+    full = grads(np.arange(12), False)
+    out = {"W": np.asarray(params[0].grad).tolist(), "b": np.asarray(params[1].grad).tolist(),
+           "u": np.asarray(params[2].grad).tolist(),
+           "W_full": np.asarray(full[0].grad).tolist(), "b_full": np.asarray(full[1].grad).tolist()}
+    with open(f"{sys.argv[1]}.{rank}", "w") as f:
+        json.dump(out, f)
+""")
+
+
+@pytest.mark.parametrize("backend", ["native", "torch"])
+@pytest.mark.parametrize("n", [2, 3])
+def test_averaged_gradients_equal_the_global_batch_gradient(tmp_path, n, backend):
+    """Each rank backpropagates its shard of a batch; after all_reduce_gradients every rank holds
+    the gradient of the whole batch's loss (float64, to 1e-12), and a parameter only rank 0 used
+    gets rank 0's gradient divided by the number of ranks."""
+    if backend == "torch":
+        pytest.importorskip("torch")
+    script = tmp_path / "grads.py"
+    script.write_text(GRAD_SCRIPT)
+    out = mpirun(n, script, str(tmp_path / "out"), backend)
+    assert out.returncode == 0, out.stderr[-3000:]
+    for r in range(n):
+        rec = json.loads((tmp_path / f"out.{r}").read_text())
+        np.testing.assert_allclose(rec["W"], rec["W_full"], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(rec["b"], rec["b_full"], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(rec["u"], np.ones(3) / n, rtol=1e-12)
+
+
+def test_all_reduce_gradients_bad_input():
+    dist.init()
+    with pytest.raises(nwerr.ValueError, match="bucket_bytes"):
+        dist.all_reduce_gradients([], bucket_bytes=0)
+    with pytest.raises(nwerr.TypeError, match="parameter 0"):
+        dist.all_reduce_gradients([np.zeros(2)])
+
+
+RAISE_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    import nodeweave.distributed as dist
+    rank, size = dist.init()
+    if rank == 1:
+        raise ValueError("bad batch on rank 1")
+    dist.all_reduce(np.ones(3))        # rank 0 waits here for rank 1
+""")
+
+
+def test_an_exception_on_one_rank_ends_the_job(tmp_path):
+    """A Python exception on one rank ends the job (MPI_Abort after its traceback) instead of
+    leaving it to wait for MPI_Finalize while the others wait in a collective."""
+    import time
+
+    script = tmp_path / "raise.py"
+    script.write_text(RAISE_SCRIPT)
+    t0 = time.monotonic()
+    out = mpirun(2, script, timeout=90)
+    assert time.monotonic() - t0 < 60
+    assert out.returncode != 0
+    assert "bad batch on rank 1" in out.stderr and "rank 1 failed" in out.stderr

@@ -7,7 +7,8 @@ training and reading the parts back (docs/distributed.md).
   :class:`RangePartitionBook` back, checking every file against the manifest;
 - ``nodeweave-partition`` is the command line (:mod:`nodeweave.distributed.partition_cli`);
 - :func:`init`, :func:`all_reduce`, :func:`all_to_all`, :func:`barrier`: the MPI job the training
-  processes form (:mod:`nodeweave.distributed.mpi`).
+  processes form (:mod:`nodeweave.distributed.mpi`); :func:`all_reduce_gradients` averages
+  gradients over it for data-parallel training.
 """
 
 from nodeweave.distributed.partition import partition_graph
@@ -15,6 +16,8 @@ from nodeweave.distributed.part_files import FORMAT_VERSION, PartitionFormatErro
     load_partition_book
 from nodeweave.distributed.partition_book import RangePartitionBook
 from nodeweave.distributed.mpi import all_reduce, all_to_all, barrier, init, is_initialized, rank, world_size
+from nodeweave.distributed.grad_sync import all_reduce_gradients
 
 __all__ = ["partition_graph", "load_partition", "load_partition_book", "RangePartitionBook", "PartitionFormatError",
-           "FORMAT_VERSION", "init", "is_initialized", "rank", "world_size", "all_reduce", "all_to_all", "barrier"]
+           "FORMAT_VERSION", "init", "is_initialized", "rank", "world_size", "all_reduce", "all_to_all", "barrier",
+           "all_reduce_gradients"]

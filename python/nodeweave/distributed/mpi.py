@@ -19,14 +19,16 @@ array([0., 1., 2.])
 from __future__ import annotations
 
 import atexit
-from typing import Sequence
+import sys
+from typing import Any, Sequence
 
 import numpy as np
 
 from nodeweave import _C
 from nodeweave import errors as nwerr
 
-__all__ = ["init", "is_initialized", "rank", "world_size", "all_reduce", "all_to_all", "barrier"]
+__all__ = ["init", "is_initialized", "rank", "world_size", "all_reduce", "all_reduce_in_place", "all_to_all",
+           "barrier"]
 
 _M = _C.distributed
 
@@ -37,7 +39,26 @@ def init() -> tuple[int, int]:
     as failed)."""
     if not _M.mpi_is_initialized():
         atexit.register(_M.mpi_finalize)
+        world = tuple(_M.mpi_init())
+        if world[1] > 1:
+            _abort_on_uncaught_exception()
+        return world
     return tuple(_M.mpi_init())
+
+
+def _abort_on_uncaught_exception() -> None:
+    """An uncaught exception on one rank ends the whole job (MPI_Abort) after its traceback is
+    printed: finalising instead would wait for the other ranks, which may be waiting for this one
+    in a collective, and the job would hang."""
+    previous = sys.excepthook
+
+    def hook(kind: Any, value: Any, tb: Any) -> None:
+        previous(kind, value, tb)
+        print(f"nodeweave.distributed: rank {rank()} failed; ending the MPI job", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        _M.abort_job(1)
+
+    sys.excepthook = hook
 
 
 def is_initialized() -> bool:
@@ -71,6 +92,12 @@ def all_reduce(array: np.ndarray) -> np.ndarray:
     out = np.array(array, order="C", copy=True)
     _M.all_reduce_sum(out)
     return out
+
+
+def all_reduce_in_place(array: np.ndarray) -> None:
+    """:func:`all_reduce` into ``array`` itself (C-contiguous, writable), without a copy."""
+    _world()
+    _M.all_reduce_sum(array)
 
 
 def all_to_all(blocks: Sequence[np.ndarray]) -> list[np.ndarray]:
