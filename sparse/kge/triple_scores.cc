@@ -49,6 +49,15 @@ Rows widths(const ScoreSpec& spec) {
   return {entity_width(spec.model, spec.dim), relation_width(spec.model, spec.dim)};
 }
 
+// The checks every chunk-of-negatives entry point makes first; the row widths it then works with.
+template <typename T>
+Rows checked_negative_call(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri,
+                           const NegativeSpec& neg) {
+  check_triples(spec, tab, tri);
+  check_negatives(tri, neg, tab.num_entities);
+  return widths(spec);
+}
+
 }  // namespace
 
 template <typename T>
@@ -91,9 +100,7 @@ struct ChunkRows {
 template <typename T>
 void score_negatives(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri,
                      const NegativeSpec& neg, T* out) {
-  check_triples(spec, tab, tri);
-  check_negatives(tri, neg, tab.num_entities);
-  const Rows w = widths(spec);
+  const Rows w = checked_negative_call(spec, tab, tri, neg);
   const T gamma = static_cast<T>(spec.gamma);
   const int64_t c = neg.chunk_size, k = neg.k;
   visit_model(spec.model, [&](auto model) {
@@ -131,9 +138,7 @@ void backward_triples(const ScoreSpec& spec, const Tables<T>& tab, const Triples
 template <typename T>
 void backward_negatives(const ScoreSpec& spec, const Tables<T>& tab, const Triples& tri,
                         const NegativeSpec& neg, const T* grad, const Grads<T>& grads) {
-  check_triples(spec, tab, tri);
-  check_negatives(tri, neg, tab.num_entities);
-  const Rows w = widths(spec);
+  const Rows w = checked_negative_call(spec, tab, tri, neg);
   const T gamma = static_cast<T>(spec.gamma);
   const int64_t c = neg.chunk_size, k = neg.k;
   visit_model(spec.model, [&](auto model) {

@@ -90,7 +90,7 @@ def all_reduce(array: np.ndarray) -> np.ndarray:
     if array.dtype not in (np.float32, np.float64, np.int32, np.int64):
         raise nwerr.TypeError(f"all_reduce: array must be float32, float64, int32 or int64, got {array.dtype}")
     out = np.array(array, order="C", copy=True)
-    _M.all_reduce_sum(out)
+    all_reduce_in_place(out)
     return out
 
 
