@@ -10,6 +10,67 @@
 #include "sampling/random.h"
 
 namespace nodeweave::sampling {
+namespace {
+
+// The relation graphs and edge ids of block `b`, whose node lists are set: the edges'
+// destinations are already positions among the seeds (their local ids).
+void add_relations(SampledBlock& b, const std::vector<int>& src_types,
+                   const std::vector<int>& seed_types,
+                   const std::vector<std::vector<int64_t>>& src_local,
+                   std::vector<SampledEdges>& sampled, DType idtype) {
+  for (size_t r = 0; r < sampled.size(); ++r) {
+    b.graphs.push_back(graph::block_relation(
+        static_cast<int64_t>(b.src_nodes[static_cast<size_t>(src_types[r])].size()),
+        static_cast<int64_t>(b.dst_nodes[static_cast<size_t>(seed_types[r])].size()),
+        src_local[r], sampled[r].seed_pos, idtype));
+    b.eids.push_back(std::move(sampled[r].eid));
+  }
+}
+
+}  // namespace
+
+SampledBlock assemble_block(const std::vector<std::vector<int64_t>>& dst_nodes,
+                            const std::vector<int64_t>& num_nodes, std::vector<LayerEdges>&& rels,
+                            DType idtype) {
+  const char* fn = "assemble_block";
+  const int types = static_cast<int>(dst_nodes.size());
+  NW_CHECK(num_nodes.size() == dst_nodes.size(), ValueError, fn, ": num_nodes names ",
+           num_nodes.size(), " node types, dst_nodes ", types);
+  std::vector<int> src_types, seed_types;
+  std::vector<SampledEdges> sampled;
+  std::vector<std::vector<int64_t>> src_local(rels.size());
+  graph::SourceCompactor compactor(dst_nodes, true, &num_nodes, 0);
+  for (size_t r = 0; r < rels.size(); ++r) {
+    LayerEdges& rel = rels[r];
+    NW_CHECK(rel.src_type >= 0 && rel.src_type < types && rel.seed_type >= 0 &&
+                 rel.seed_type < types,
+             ValueError, fn, ": relation ", r, " names a node type outside [0, ", types, ")");
+    const SampledEdges& e = rel.edges;
+    NW_CHECK(e.seed_pos.size() == e.eid.size() && e.neighbor.size() == e.eid.size(), ValueError,
+             fn, ": relation ", r, ": seed_pos, neighbor and eid differ in length");
+    const auto seeds = static_cast<int64_t>(dst_nodes[static_cast<size_t>(rel.seed_type)].size());
+    const int64_t src_n = num_nodes[static_cast<size_t>(rel.src_type)];
+    int64_t prev = 0;
+    for (size_t i = 0; i < e.eid.size(); ++i) {
+      NW_CHECK(e.seed_pos[i] >= prev && e.seed_pos[i] < seeds, ValueError, fn, ": relation ", r,
+               ": seed positions must be non-decreasing and below ", seeds, ", got ", e.seed_pos[i],
+               " at edge ", i);
+      NW_CHECK(e.neighbor[i] >= 0 && e.neighbor[i] < src_n, IndexError, fn, ": relation ", r,
+               ": neighbour ", e.neighbor[i], " is out of range: the node type has ", src_n,
+               " nodes");
+      prev = e.seed_pos[i];
+    }
+    compactor.add(rel.src_type, e.neighbor.data(), e.size(), src_local[r]);
+    src_types.push_back(rel.src_type);
+    seed_types.push_back(rel.seed_type);
+    sampled.push_back(std::move(rel.edges));
+  }
+  SampledBlock b;
+  b.dst_nodes = dst_nodes;
+  b.src_nodes = compactor.take_src_nodes();
+  add_relations(b, src_types, seed_types, src_local, sampled, idtype);
+  return b;
+}
 
 BlockSampler::BlockSampler(BlockSamplerConfig config) : config_(std::move(config)) {
   const char* fn = "NeighborSampler";
@@ -130,15 +191,8 @@ std::vector<SampledBlock> BlockSampler::sample(const std::vector<std::vector<int
     SampledBlock& b = blocks[static_cast<size_t>(layer)];
     b.dst_nodes = dst;
     b.src_nodes = compactor.take_src_nodes();
-    for (size_t r = 0; r < sampled.size(); ++r) {
-      // The edges' destinations are already positions among the seeds (their local ids).
-      b.graphs.push_back(graph::block_relation(
-          static_cast<int64_t>(b.src_nodes[static_cast<size_t>(src_types[r])].size()),
-          static_cast<int64_t>(dst[static_cast<size_t>(seed_types[r])].size()),
-          src_local[r], sampled[r].seed_pos, idtype));
-      b.eids.push_back(std::move(sampled[r].eid));
-      if (labor) b.edge_weights.push_back(std::move(weights[r]));
-    }
+    add_relations(b, src_types, seed_types, src_local, sampled, idtype);
+    if (labor) b.edge_weights = std::move(weights);
     dst = b.src_nodes;
   }
   return blocks;

@@ -13,6 +13,7 @@
 
 #include "graph/relation_graph.h"
 #include "sampling/edge_weights.h"
+#include "sampling/neighbor_sampler.h"
 #include "sampling/relation_rows.h"
 
 namespace nodeweave::sampling {
@@ -53,6 +54,20 @@ struct SampledBlock {
   // LABOR: per relation, the inverse inclusion probability of each edge; empty otherwise.
   std::vector<std::vector<double>> edge_weights;
 };
+
+// One relation's edges of a layer sampled elsewhere, grouped by seed in seed order (what
+// sample_neighbors returns for the layer's destination nodes of `seed_type`).
+struct LayerEdges {
+  int src_type = 0, seed_type = 0;
+  SampledEdges edges;
+};
+
+// The block of one layer from every relation's sampled edges (relation order), exactly as
+// BlockSampler::sample compacts a layer: for samplers whose edges come from elsewhere (the
+// distributed sampler gathers them from the owners of the seeds).
+SampledBlock assemble_block(const std::vector<std::vector<int64_t>>& dst_nodes,
+                            const std::vector<int64_t>& num_nodes, std::vector<LayerEdges>&& rels,
+                            DType idtype);
 
 class BlockSampler {
  public:

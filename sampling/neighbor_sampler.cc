@@ -277,7 +277,7 @@ void sample_typed(const graph::CompressedArrays& adj, const int64_t* seeds, int6
       const int64_t d = static_cast<int64_t>(indptr[row + 1]) - begin;
       const int64_t nz = nonzero[row];
       if (nz == 0 || (!opt.replace && opt.fanout >= nz)) return;
-      p.rng = CounterRng(derive_key(opt.key, static_cast<uint64_t>(row)));
+      p.rng = CounterRng(derive_key(opt.key, static_cast<uint64_t>(row + opt.key_row_offset)));
       predraw(d, opt.fanout, p.rng, p.pos, p.coin,
               [&](int64_t j) -> const AliasEntry& { return alias_entry(opt, begin, j); });
       p.index = i;
@@ -292,7 +292,7 @@ void sample_typed(const graph::CompressedArrays& adj, const int64_t* seeds, int6
       const int64_t row = seeds[i];
       const int64_t begin = static_cast<int64_t>(indptr[row]);
       const int64_t d = static_cast<int64_t>(indptr[row + 1]) - begin;
-      CounterRng rng(derive_key(opt.key, static_cast<uint64_t>(row)));
+      CounterRng rng(derive_key(opt.key, static_cast<uint64_t>(row + opt.key_row_offset)));
       Predrawn* pre = nullptr;
       if (draw_ahead) {
         pre = &ahead[i % kDrawAhead];

@@ -32,6 +32,10 @@ struct NeighborSampleOptions {
   // Optional sorted, unique edge ids never to sample (link prediction's edge exclusion).
   std::vector<int64_t> exclude;
   uint64_t key = 0;  // derive_key(seed, batch, layer, ...) of the caller
+  // Added to a row's index before it keys the row's draws: a part of a partitioned graph whose
+  // rows are a contiguous range of the whole graph's passes the range's start, so each node's
+  // picks are those the whole graph gives it (distributed sampling equals single-process).
+  int64_t key_row_offset = 0;
 };
 
 // The sampled edges, grouped by seed in seed order.

@@ -104,12 +104,14 @@ void bind_sampling(pyb::module_& m) {
   m.def(
       "sample_neighbors",
       [](const RelationGraph& rel, pyb::handle nodes, int64_t fanout, bool edge_dir_out,
-         bool replace, pyb::handle prob, pyb::handle exclude, uint64_t key) {
+         bool replace, pyb::handle prob, pyb::handle exclude, uint64_t key,
+         int64_t key_row_offset) {
         std::vector<int64_t> seeds = int64_vector(nodes, "nodes");
         sampling::NeighborSampleOptions opt;
         opt.fanout = fanout;
         opt.replace = replace;
         opt.key = key;
+        opt.key_row_offset = key_row_offset;
         if (!prob.is_none()) opt.weights = weights_view(prob, "prob", nullptr);
         if (!exclude.is_none()) opt.exclude = sorted_unique(exclude, "exclude");
         sampling::SampledEdges out;
@@ -125,8 +127,42 @@ void bind_sampling(pyb::module_& m) {
       },
       pyb::arg("rel"), pyb::arg("nodes"), pyb::arg("fanout"), pyb::arg("edge_dir_out"),
       pyb::arg("replace"), pyb::arg("prob"), pyb::arg("exclude"), pyb::arg("key"),
+      pyb::arg("key_row_offset") = 0,
       "Neighbours of `nodes` in one relation: (position of the seed, neighbour id, edge id) per "
-      "sampled edge, grouped by seed in seed order.");
+      "sampled edge, grouped by seed in seed order. Row i's draws are keyed as row "
+      "i + key_row_offset's (a part of a range-partitioned graph samples as the whole graph).");
+
+  m.def(
+      "assemble_block",
+      [](const std::vector<pyb::handle>& dst_nodes, std::vector<int64_t> num_nodes,
+         const std::vector<pyb::tuple>& relations, const std::string& idtype) {
+        std::vector<std::vector<int64_t>> dst;
+        for (pyb::handle h : dst_nodes) dst.push_back(int64_vector(h, "dst_nodes"));
+        std::vector<sampling::LayerEdges> rels;
+        for (const pyb::tuple& t : relations) {
+          NW_CHECK(t.size() == 5, ValueError,
+                   "assemble_block: a relation is (src_type, seed_type, seed_pos, neighbor, eid)");
+          sampling::LayerEdges e;
+          e.src_type = t[0].cast<int>();
+          e.seed_type = t[1].cast<int>();
+          e.edges.seed_pos = int64_vector(t[2], "seed_pos");
+          e.edges.neighbor = int64_vector(t[3], "neighbor");
+          e.edges.eid = int64_vector(t[4], "eid");
+          rels.push_back(std::move(e));
+        }
+        const DType dt = parse_idtype(idtype);
+        std::vector<sampling::SampledBlock> block(1);
+        {
+          pyb::gil_scoped_release nogil;
+          block[0] = sampling::assemble_block(dst, num_nodes, std::move(rels), dt);
+        }
+        pyb::list out = blocks_to_python(std::move(block));
+        return pyb::object(out[0]);
+      },
+      pyb::arg("dst_nodes"), pyb::arg("num_nodes"), pyb::arg("relations"),
+      pyb::arg("idtype") = "int64",
+      "One layer's block from sampled edges gathered elsewhere, compacted exactly as "
+      "BlockSampler.sample compacts a layer: the same tuple as one of its blocks.");
 
   m.def(
       "sample_labors",

@@ -84,6 +84,9 @@ def test_to_dtype_and_device_no_grad_and_modes():
 
 
 def _ddp_worker(rank, world, init_file, result_file):
+    import faulthandler
+
+    faulthandler.enable()  # a native abort in torch.distributed prints every thread's stack
     torch.distributed.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank,
                                          world_size=world)
     try:

@@ -1,5 +1,5 @@
-"""Partition-and-train (DGL's ``dgl.distributed``), part 1: partitioning a graph for multi-process
-training and reading the parts back (docs/distributed.md).
+"""Partition-and-train (DGL's ``dgl.distributed``): partitioning a graph for multi-process
+training, reading the parts back, and training over them in an MPI job (docs/distributed.md).
 
 - :func:`partition_graph` cuts a graph with METIS (or at random) into parts whose nodes and edges
   have contiguous ids per type, each with its HALO, and writes them with a JSON manifest;
@@ -8,16 +8,22 @@ training and reading the parts back (docs/distributed.md).
 - ``nodeweave-partition`` is the command line (:mod:`nodeweave.distributed.partition_cli`);
 - :func:`init`, :func:`all_reduce`, :func:`all_to_all`, :func:`barrier`: the MPI job the training
   processes form (:mod:`nodeweave.distributed.mpi`); :func:`all_reduce_gradients` averages
-  gradients over it for data-parallel training.
+  gradients over it for data-parallel training;
+- :class:`DistGraph` presents the whole graph to every rank (features fetched from their owners),
+  :class:`DistNeighborSampler` samples it exactly as the single-process sampler samples the whole
+  graph.
 """
 
 from nodeweave.distributed.partition import partition_graph
 from nodeweave.distributed.part_files import FORMAT_VERSION, PartitionFormatError, load_partition, \
     load_partition_book
 from nodeweave.distributed.partition_book import RangePartitionBook
-from nodeweave.distributed.mpi import all_reduce, all_to_all, barrier, init, is_initialized, rank, world_size
+from nodeweave.distributed.mpi import all_reduce, all_to_all, barrier, comm_stats, init, is_initialized, rank, \
+    reset_comm_stats, world_size
 from nodeweave.distributed.grad_sync import all_reduce_gradients
+from nodeweave.distributed.dist_graph import DistGraph, DistTensor
+from nodeweave.distributed.dist_sampler import DistNeighborSampler
 
 __all__ = ["partition_graph", "load_partition", "load_partition_book", "RangePartitionBook", "PartitionFormatError",
            "FORMAT_VERSION", "init", "is_initialized", "rank", "world_size", "all_reduce", "all_to_all", "barrier",
-           "all_reduce_gradients"]
+           "comm_stats", "reset_comm_stats", "all_reduce_gradients", "DistGraph", "DistTensor", "DistNeighborSampler"]

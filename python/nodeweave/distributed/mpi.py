@@ -28,9 +28,26 @@ from nodeweave import _C
 from nodeweave import errors as nwerr
 
 __all__ = ["init", "is_initialized", "rank", "world_size", "all_reduce", "all_reduce_in_place", "all_to_all",
-           "barrier"]
+           "barrier", "comm_stats", "reset_comm_stats", "raise_together"]
 
 _M = _C.distributed
+
+# What this rank moved through the collectives since the last reset (for the benchmarks and the
+# training examples' per-epoch report): bytes it sent to other ranks in all_to_all, and bytes of the
+# arrays it all-reduced (a ring all-reduce sends about twice that, whatever the rank count).
+_stats = {"all_to_all_bytes": 0, "all_to_all_calls": 0, "all_reduce_bytes": 0, "all_reduce_calls": 0}
+
+
+def comm_stats() -> dict[str, int]:
+    """This rank's traffic since :func:`reset_comm_stats`: ``all_to_all_bytes`` (sent to other
+    ranks), ``all_to_all_calls``, ``all_reduce_bytes`` (size of the arrays reduced),
+    ``all_reduce_calls``."""
+    return dict(_stats)
+
+
+def reset_comm_stats() -> None:
+    for k in _stats:
+        _stats[k] = 0
 
 
 def init() -> tuple[int, int]:
@@ -98,6 +115,8 @@ def all_reduce_in_place(array: np.ndarray) -> None:
     """:func:`all_reduce` into ``array`` itself (C-contiguous, writable), without a copy."""
     _world()
     _M.all_reduce_sum(array)
+    _stats["all_reduce_bytes"] += array.nbytes
+    _stats["all_reduce_calls"] += 1
 
 
 def all_to_all(blocks: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -117,6 +136,9 @@ def all_to_all(blocks: Sequence[np.ndarray]) -> list[np.ndarray]:
                                    f"must be {dtype} with rows of shape {tail}")
     send = np.concatenate([a.reshape(-1).view(np.uint8) for a in arrs]) if arrs else np.zeros(0, np.uint8)
     recv, sizes = _M.all_to_all_bytes(send, [a.nbytes for a in arrs])
+    me = _world()[0]
+    _stats["all_to_all_bytes"] += sum(a.nbytes for r, a in enumerate(arrs) if r != me)
+    _stats["all_to_all_calls"] += 1
     row = dtype.itemsize * int(np.prod(tail, dtype=np.int64))
     out, off = [], 0
     for n in sizes:
@@ -126,6 +148,21 @@ def all_to_all(blocks: Sequence[np.ndarray]) -> list[np.ndarray]:
         out.append(recv[off:off + n].view(dtype).reshape((n // row,) + tail))
         off += n
     return out
+
+
+def raise_together(error: BaseException | None, what: str) -> None:
+    """Collective input check: every rank passes the error its own input raised (or None), and
+    every rank raises when any did, so that no rank enters an exchange that another has left
+    (which would hang the job). A rank without an error of its own raises a RuntimeError naming
+    ``what`` and the ranks that failed."""
+    _, size = _world()
+    flags = np.zeros(size, np.int64)
+    flags[rank()] = error is not None
+    all_reduce_in_place(flags)
+    if error is not None:
+        raise error
+    if flags.any():
+        raise nwerr.RuntimeError(f"{what} failed on rank(s) {np.flatnonzero(flags).tolist()}; see their error")
 
 
 def barrier() -> None:
