@@ -157,14 +157,18 @@ def main() -> int:
             if args.checkpoint_every and step % args.checkpoint_every == 0 and i + 1 < len(loader):
                 checkpoint(epoch, i + 1)
         train_time = time.perf_counter() - t0
-        sent = dist.all_reduce(np.array([dist.comm_stats()["all_to_all_bytes"]], np.int64))[0]
+        stats = dist.comm_stats()
+        sent = dist.all_reduce(np.array([stats.get("all_to_all_bytes/sampling", 0),
+                                         stats.get("all_to_all_bytes/features", 0), stats["all_reduce_bytes"]],
+                                        np.int64))
         val_acc = evaluate(model, g, val_nids, len(fanouts))
         if val_acc > best_acc:
             best_acc, best_state = val_acc, state_of(model)
         mean_loss = dist.all_reduce(np.array([np.mean(losses) if losses else 0.0]))[0] / size
         if rank == 0 and not args.quiet:
             print(f"epoch {epoch:3d}  loss {mean_loss:.4f}  val acc {val_acc:.4f}  "
-                  f"train {train_time * 1000:.0f} ms  sampling+features sent {sent / 1e6:.2f} MB", flush=True)
+                  f"train {train_time * 1000:.0f} ms  sent: sampling {sent[0] / 1e6:.2f} MB, "
+                  f"features {sent[1] / 1e6:.2f} MB, gradients {sent[2] / 1e6:.2f} MB", flush=True)
         epoch, start = epoch + 1, 0
         if not done:
             checkpoint(epoch, 0)

@@ -53,10 +53,9 @@ def exchange_rows(ids: np.ndarray, ranges: np.ndarray, serve: Any) -> tuple[list
     owners = np.searchsorted(ranges, ids, side="right") - 1
     order = np.argsort(owners, kind="stable")
     counts = np.bincount(owners, minlength=len(ranges) - 1)
-    asked = mpi.all_to_all(np.split(ids[order], np.cumsum(counts)[:-1]))
-    me = mpi.rank()
-    start = ranges[me]
-    return mpi.all_to_all([serve(a - start) for a in asked]), order
+    asked = mpi.all_to_all(np.split(ids[order], np.cumsum(counts)[:-1]), purpose="features")
+    start = ranges[mpi.rank()]
+    return mpi.all_to_all([serve(a - start) for a in asked], purpose="features"), order
 
 
 def checked_ids(ids: Any, bound: int, what: str) -> np.ndarray:

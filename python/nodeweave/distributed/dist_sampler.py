@@ -131,9 +131,9 @@ class DistNeighborSampler:
         order = np.argsort(owner, kind="stable")
         cuts = np.cumsum(np.bincount(owner, minlength=size))[:-1]
         sent = np.split(order, cuts)  # per owner: which request rows went there
-        asked = mpi.all_to_all([np.stack([rel_col[o], node_col[o]], axis=1) for o in sent])
+        asked = mpi.all_to_all([np.stack([rel_col[o], node_col[o]], axis=1) for o in sent], purpose="sampling")
         replies = self._serve(g, asked, fanouts, layer_key, me)
-        got = mpi.all_to_all(replies)
+        got = mpi.all_to_all(replies, purpose="sampling")
         # Back in seed order: each seed's edges come whole from its one owner, in row order.
         out = []
         for r, ct in enumerate(etypes):

@@ -36,18 +36,21 @@ _M = _C.distributed
 # training examples' per-epoch report): bytes it sent to other ranks in all_to_all, and bytes of the
 # arrays it all-reduced (a ring all-reduce sends about twice that, whatever the rank count).
 _stats = {"all_to_all_bytes": 0, "all_to_all_calls": 0, "all_reduce_bytes": 0, "all_reduce_calls": 0}
+_by_purpose: dict[str, int] = {}
 
 
 def comm_stats() -> dict[str, int]:
     """This rank's traffic since :func:`reset_comm_stats`: ``all_to_all_bytes`` (sent to other
     ranks), ``all_to_all_calls``, ``all_reduce_bytes`` (size of the arrays reduced),
-    ``all_reduce_calls``."""
-    return dict(_stats)
+    ``all_reduce_calls``, and ``all_to_all_bytes/<purpose>`` for the exchanges that name one
+    (``sampling``, ``features``)."""
+    return dict(_stats, **{f"all_to_all_bytes/{k}": v for k, v in _by_purpose.items()})
 
 
 def reset_comm_stats() -> None:
     for k in _stats:
         _stats[k] = 0
+    _by_purpose.clear()
 
 
 def init() -> tuple[int, int]:
@@ -119,10 +122,11 @@ def all_reduce_in_place(array: np.ndarray) -> None:
     _stats["all_reduce_calls"] += 1
 
 
-def all_to_all(blocks: Sequence[np.ndarray]) -> list[np.ndarray]:
+def all_to_all(blocks: Sequence[np.ndarray], purpose: str | None = None) -> list[np.ndarray]:
     """Personalised exchange: ``blocks[r]`` goes to rank ``r``; returns the blocks the ranks sent
     here, in rank order. All blocks of all ranks share one dtype and the sizes of every axis but
-    the first (row counts may differ, zero included)."""
+    the first (row counts may differ, zero included). ``purpose`` files the bytes under that name
+    in :func:`comm_stats`."""
     _, size = _world()
     if len(blocks) != size:
         raise nwerr.ValueError(f"all_to_all: one block per rank is needed ({size}), got {len(blocks)}")
@@ -137,8 +141,11 @@ def all_to_all(blocks: Sequence[np.ndarray]) -> list[np.ndarray]:
     send = np.concatenate([a.reshape(-1).view(np.uint8) for a in arrs]) if arrs else np.zeros(0, np.uint8)
     recv, sizes = _M.all_to_all_bytes(send, [a.nbytes for a in arrs])
     me = _world()[0]
-    _stats["all_to_all_bytes"] += sum(a.nbytes for r, a in enumerate(arrs) if r != me)
+    sent = sum(a.nbytes for r, a in enumerate(arrs) if r != me)
+    _stats["all_to_all_bytes"] += sent
     _stats["all_to_all_calls"] += 1
+    if purpose:
+        _by_purpose[purpose] = _by_purpose.get(purpose, 0) + sent
     row = dtype.itemsize * int(np.prod(tail, dtype=np.int64))
     out, off = [], 0
     for n in sizes:
