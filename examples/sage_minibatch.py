@@ -86,6 +86,15 @@ def evaluate(model, g, nodes, batch_size: int, num_layers: int) -> tuple[float, 
     return loss_sum / count, correct / count
 
 
+def fill_defaults(args, sbm: bool) -> tuple[int, str, list, int]:
+    """``(hidden, aggregator, fanouts, batch_size)`` from the options, with the module docstring's
+    defaults for Planetoid or the SBM graph where they are not given (and 5 epochs on SBM)."""
+    if sbm and args.epochs == 200:
+        args.epochs = 5
+    return (args.hidden or (64 if sbm else 16), args.aggregator or ("mean" if sbm else "gcn"),
+            args.fanouts or ([10, 5] if sbm else [10, 10]), args.batch_size or (1024 if sbm else 32))
+
+
 def main() -> None:
     p = base_parser(__doc__.splitlines()[0], epochs=200, lr=0.01, weight_decay=5e-4)
     p.add_argument("--dataset", choices=["cora", "citeseer", "sbm"], default="cora")
@@ -99,12 +108,7 @@ def main() -> None:
     p.add_argument("--num-workers", type=int, default=1, help="loader worker threads (0: no prefetching)")
     args = p.parse_args()
     sbm = args.dataset == "sbm"
-    if sbm and args.epochs == 200:
-        args.epochs = 5
-    hidden = args.hidden or (64 if sbm else 16)
-    aggregator = args.aggregator or ("mean" if sbm else "gcn")
-    fanouts = args.fanouts or ([10, 5] if sbm else [10, 10])
-    batch_size = args.batch_size or (1024 if sbm else 32)
+    hidden, aggregator, fanouts, batch_size = fill_defaults(args, sbm)
     setup(args)
 
     if sbm:

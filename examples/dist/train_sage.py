@@ -33,7 +33,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # _common selects the backend (--backend) before nodeweave.nn resolves the layers.
 from _common import BACKEND, F, T, base_parser, no_grad, optim, set_seed, setup  # noqa: E402
-from sage_minibatch import SAGE  # noqa: E402
+from sage_minibatch import SAGE, fill_defaults  # noqa: E402
 import numpy as np  # noqa: E402
 
 import nodeweave as nw  # noqa: E402
@@ -82,13 +82,7 @@ def main() -> int:
     setup(args)
     rank, size = dist.init()
     g = DistGraph(args.part_config)
-    sbm = g.graph_name == "sbm"
-    if sbm and args.epochs == 200:
-        args.epochs = 5
-    hidden = args.hidden or (64 if sbm else 16)
-    aggregator = args.aggregator or ("mean" if sbm else "gcn")
-    fanouts = args.fanouts or ([10, 5] if sbm else [10, 10])
-    batch = args.batch_size or (1024 if sbm else 32)
+    hidden, aggregator, fanouts, batch = fill_defaults(args, g.graph_name == "sbm")
     if batch % size:
         p.error(f"--batch-size {batch} must be a multiple of the rank count {size}")
     in_feats = g.ndata["feat"].shape[1]
