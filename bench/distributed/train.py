@@ -16,7 +16,7 @@ Datasets: ``cora`` (data directory; 200 epochs, global batch 32, fanouts 10 10) 
 stochastic-block-model graph of examples/sage_minibatch.py, 2^20 nodes unless ``--sbm-nodes``; 5
 epochs, batch 1024, fanouts 10 5).
 
-Run:  python bench/distributed/train.py --datasets cora --ranks 1,2,4 --runs 3 [--json out.json]
+Run:  python bench/distributed/train.py --datasets cora --ranks 1,2,4 --runs 3 [--backend pytorch] [--json out.json]
       python bench/distributed/train.py --datasets sbm --ranks 1,2,4 --runs 1 --sbm-nodes 1048576
 """
 
@@ -64,7 +64,8 @@ def run(args: argparse.Namespace, dataset: str, k: int, workdir: Path) -> dict:
     accs, epoch_ms, mb = [], [], []
     for seed in range(args.runs):
         cmd = [shutil.which("mpirun"), "--oversubscribe", "-np", str(k), sys.executable,
-               str(ROOT / "examples" / "dist" / "train_sage.py"), "--part-config", str(manifest), "--seed", str(seed)]
+               str(ROOT / "examples" / "dist" / "train_sage.py"), "--part-config", str(manifest), "--seed", str(seed),
+               "--backend", args.backend]
         if args.epochs:
             cmd += ["--epochs", str(args.epochs)]
         out = subprocess.run(cmd, capture_output=True, text=True, env=mpi_env())
@@ -89,6 +90,7 @@ def main() -> None:
     p.add_argument("--epochs", type=int, default=0, help="default: the example's (200 cora, 5 sbm)")
     p.add_argument("--sbm-nodes", type=int, default=1 << 20)
     p.add_argument("--data-dir", default=os.environ.get("NODEWEAVE_DATA_DIR"))
+    p.add_argument("--backend", choices=["native", "pytorch"], default="native")
     p.add_argument("--json", default=None)
     args = p.parse_args()
     if shutil.which("mpirun") is None:
@@ -98,7 +100,8 @@ def main() -> None:
         for dataset in args.datasets.split(","):
             for k in (int(x) for x in args.ranks.split(",")):
                 rows.append(run(args, dataset, k, Path(tmp)))
-    print(f"\n{os.cpu_count()} cores; 1 OpenMP thread per rank; medians over {args.runs} run(s)\n")
+    print(f"\n{args.backend} backend; {os.cpu_count()} cores; 1 OpenMP thread per rank; medians over "
+          f"{args.runs} run(s)\n")
     print("| graph | ranks | test acc (min..max) | vs 1 rank | epoch (ms) | MB/epoch sampling | features | "
           "gradients | HALO / owned |")
     print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
