@@ -43,10 +43,14 @@ from nodeweave.distributed import (DistGraph, DistNeighborSampler, DistNodeDataL
                                    all_reduce_gradients, node_split)
 
 
-def evaluate(model, g, nids, num_layers: int) -> float:
-    """Accuracy on ``nids`` (every rank its share) with every neighbour, over the whole job."""
-    loader = DistNodeDataLoader(g, nids, DistNeighborSampler([-1] * num_layers), batch_size=4096,
-                                prefetch_node_feats=["feat"], prefetch_labels=["label"], seed=0)
+def eval_loader(g, nids, num_layers: int) -> DistNodeDataLoader:
+    """Batches of ``nids`` (every rank its share) with every neighbour."""
+    return DistNodeDataLoader(g, nids, DistNeighborSampler([-1] * num_layers), batch_size=4096,
+                              prefetch_node_feats=["feat"], prefetch_labels=["label"], seed=0)
+
+
+def evaluate(model, loader: DistNodeDataLoader) -> float:
+    """Accuracy on the loader's nodes, over the whole job."""
     model.eval()
     correct = np.zeros(2)
     with no_grad():
@@ -94,8 +98,8 @@ def main() -> int:
     model = SAGE(in_feats, hidden, n_classes, aggregator, args.dropout)
     opt = optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     train_nids = node_split(g.ndata["train_mask"], graph=g)
-    val_nids = node_split(g.ndata["val_mask"], graph=g)
-    test_nids = node_split(g.ndata["test_mask"], graph=g)
+    val_loader = eval_loader(g, node_split(g.ndata["val_mask"], graph=g), len(fanouts))
+    test_loader = eval_loader(g, node_split(g.ndata["test_mask"], graph=g), len(fanouts))
     loader = DistNodeDataLoader(g, train_nids, DistNeighborSampler(fanouts), batch_size=batch // size,
                                 shuffle=True, seed=args.seed, prefetch_node_feats=["feat"], prefetch_labels=["label"])
 
@@ -155,7 +159,7 @@ def main() -> int:
         sent = dist.all_reduce(np.array([stats.get("all_to_all_bytes/sampling", 0),
                                          stats.get("all_to_all_bytes/features", 0), stats["all_reduce_bytes"]],
                                         np.int64))
-        val_acc = evaluate(model, g, val_nids, len(fanouts))
+        val_acc = evaluate(model, val_loader)
         if val_acc > best_acc:
             best_acc, best_state = val_acc, state_of(model)
         mean_loss = dist.all_reduce(np.array([np.mean(losses) if losses else 0.0]))[0] / size
@@ -167,7 +171,7 @@ def main() -> int:
         if not done:
             checkpoint(epoch, 0)
     model.load_state_dict(best_state)
-    test_acc = evaluate(model, g, test_nids, len(fanouts))
+    test_acc = evaluate(model, test_loader)
     if args.log_json:
         with open(f"{args.log_json}.{rank}", "w") as f:
             json.dump({"steps": log, "test_acc": test_acc, "best_val_acc": best_acc}, f)

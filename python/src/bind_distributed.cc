@@ -35,6 +35,14 @@ pyb::array view_of(const std::vector<int64_t>& v, pyb::object owner) {
   return arr;
 }
 
+// View `i` of a per-type list of id arrays (orig_node / orig_edge), IndexError naming `what`.
+pyb::array typed_view(const std::vector<std::vector<int64_t>>& v, int64_t i, const char* what,
+                      pyb::object owner) {
+  NW_CHECK(i >= 0 && i < static_cast<int64_t>(v.size()), IndexError, what, " ", i,
+           " is out of range");
+  return view_of(v[static_cast<size_t>(i)], std::move(owner));
+}
+
 }  // namespace
 
 void bind_distributed(pyb::module_& m) {
@@ -77,19 +85,15 @@ into one contiguous range per type and part (distributed/halo_parts.h).)doc")
       .def(
           "orig_node_ids",
           [](pyb::object self, int64_t t) {
-            const auto& v = self.cast<const HaloParts&>().relabel().orig_node;
-            NW_CHECK(t >= 0 && t < static_cast<int64_t>(v.size()), IndexError, "node type ", t,
-                     " is out of range");
-            return view_of(v[static_cast<size_t>(t)], self);
+            return typed_view(self.cast<const HaloParts&>().relabel().orig_node, t, "node type",
+                              self);
           },
           pyb::arg("ntype"), "new id -> input id of node type `ntype` (a read-only view)")
       .def(
           "orig_edge_ids",
           [](pyb::object self, int64_t r) {
-            const auto& v = self.cast<const HaloParts&>().relabel().orig_edge;
-            NW_CHECK(r >= 0 && r < static_cast<int64_t>(v.size()), IndexError, "relation ", r,
-                     " is out of range");
-            return view_of(v[static_cast<size_t>(r)], self);
+            return typed_view(self.cast<const HaloParts&>().relabel().orig_edge, r, "relation",
+                              self);
           },
           pyb::arg("relation"), "new id -> input id of relation `relation` (a read-only view)")
       .def(

@@ -137,8 +137,20 @@ class _FeatureView(Mapping):
 
 
 class _TypeView:
+    """``g.nodes[ntype]`` / ``g.edges[etype]``: ``.data`` is that type's features."""
+
     def __init__(self, data: _FeatureView) -> None:
         self.data = data
+
+
+class _PerType:
+    """``g.nodes`` / ``g.edges``: indexing by a type gives its :class:`_TypeView`."""
+
+    def __init__(self, view: Any) -> None:
+        self._view = view
+
+    def __getitem__(self, t: Any) -> _TypeView:
+        return _TypeView(self._view(t))
 
 
 class DistGraph:
@@ -244,28 +256,21 @@ class DistGraph:
     def edata(self) -> _FeatureView:
         return _FeatureView(self._edata[self._one(self._etypes, "edge type")], "edata")
 
-    @property
-    def nodes(self) -> Any:
-        graph = self
+    def _node_view(self, ntype: str) -> _FeatureView:
+        if ntype not in self._ndata:
+            raise nwerr.KeyError(f"no node type {ntype!r}; the graph has {self._ntypes}")
+        return _FeatureView(self._ndata[ntype], f"nodes[{ntype!r}].data")
 
-        class _Nodes:
-            def __getitem__(self, ntype: str) -> _TypeView:
-                if ntype not in graph._ndata:
-                    raise nwerr.KeyError(f"no node type {ntype!r}; the graph has {graph._ntypes}")
-                return _TypeView(_FeatureView(graph._ndata[ntype], f"nodes[{ntype!r}].data"))
-
-        return _Nodes()
+    def _edge_view(self, etype: Any) -> _FeatureView:
+        return _FeatureView(self._edata[self._book._etype(etype)], f"edges[{etype!r}].data")
 
     @property
-    def edges(self) -> Any:
-        graph = self
+    def nodes(self) -> _PerType:
+        return _PerType(self._node_view)
 
-        class _Edges:
-            def __getitem__(self, etype: Any) -> _TypeView:
-                ct = graph._book._etype(etype)
-                return _TypeView(_FeatureView(graph._edata[ct], f"edges[{etype!r}].data"))
-
-        return _Edges()
+    @property
+    def edges(self) -> _PerType:
+        return _PerType(self._edge_view)
 
     def __repr__(self) -> str:
         return (f"DistGraph(name={self.graph_name!r}, rank={mpi.rank()}/{self._book.num_partitions()}, "

@@ -127,7 +127,7 @@ def all_to_all(blocks: Sequence[np.ndarray], purpose: str | None = None) -> list
     here, in rank order. All blocks of all ranks share one dtype and the sizes of every axis but
     the first (row counts may differ, zero included). ``purpose`` files the bytes under that name
     in :func:`comm_stats`."""
-    _, size = _world()
+    me, size = _world()
     if len(blocks) != size:
         raise nwerr.ValueError(f"all_to_all: one block per rank is needed ({size}), got {len(blocks)}")
     arrs = [np.ascontiguousarray(b) for b in blocks]
@@ -140,7 +140,6 @@ def all_to_all(blocks: Sequence[np.ndarray], purpose: str | None = None) -> list
                                    f"must be {dtype} with rows of shape {tail}")
     send = np.concatenate([a.reshape(-1).view(np.uint8) for a in arrs]) if arrs else np.zeros(0, np.uint8)
     recv, sizes = _M.all_to_all_bytes(send, [a.nbytes for a in arrs])
-    me = _world()[0]
     sent = sum(a.nbytes for r, a in enumerate(arrs) if r != me)
     _stats["all_to_all_bytes"] += sent
     _stats["all_to_all_calls"] += 1
