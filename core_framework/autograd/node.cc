@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "core_framework/autograd/grad_mode.h"
+#include "core_framework/engine/dispatch_observer.h"
 #include "core_framework/engine/functional.h"
 
 namespace nodeweave {
@@ -147,6 +148,7 @@ AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> variable)
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor g = grads[0];
   if (!g.defined()) return {};
+  if (DispatchObserver* obs = dispatch_observer()) obs->on_grad_write(Tensor(variable_));
   for (TensorHook& h : variable_->hooks) {
     Tensor r = h.fn(g);
     if (r.defined()) g = r;

@@ -1,5 +1,9 @@
 // The place the static-graph tracer hooks into: while an observer is installed on a thread, every
-// primitive op the dispatcher runs there is reported with its inputs, attributes and outputs.
+// outermost primitive op the dispatcher runs there is reported with its inputs, attributes and
+// outputs (ops a kernel or an in-place rewrite runs inside another op are part of that op), and so
+// is every read of a tensor's values into the host program and every write of a leaf's .grad
+// (what a traced program cannot replay, so the tracer must see them to refuse them), and every
+// alias made outside the dispatcher (so the tracer knows it as the value it aliases).
 #pragma once
 #include "core_framework/engine/attrs.h"
 #include "core_framework/engine/op_kind.h"
@@ -12,7 +16,23 @@ class DispatchObserver {
   virtual ~DispatchObserver() = default;
   virtual void on_op(OpKind kind, const TensorList& inputs, const Attrs& attrs,
                      const TensorList& outputs) = 0;
+  // `what` ("item()", "numpy()", ...) is about to copy t's values into the host program.
+  virtual void on_read(const Tensor& t, const char* what) {
+    (void)t;
+    (void)what;
+  }
+  // `alias` was made from `source` outside the dispatcher (detach(), a saved tensor): the same
+  // memory and value.
+  virtual void on_alias(const Tensor& source, const Tensor& alias) {
+    (void)source;
+    (void)alias;
+  }
+  // Autograd is about to write the .grad of leaf `variable` (backward() rather than grad()).
+  virtual void on_grad_write(const Tensor& variable) { (void)variable; }
 };
+
+// Reports a host read of t's values to this thread's observer, if any.
+void notify_read(const Tensor& t, const char* what);
 
 // Installs `obs` for this thread (nullptr removes it); returns the previous observer.
 DispatchObserver* set_dispatch_observer(DispatchObserver* obs);

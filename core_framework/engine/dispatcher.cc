@@ -159,6 +159,17 @@ DispatchObserver* set_dispatch_observer(DispatchObserver* obs) {
 }
 DispatchObserver* dispatch_observer() { return t_observer; }
 
+void notify_read(const Tensor& t, const char* what) {
+  // Only the host program's reads: a kernel reading a scalar operand runs again in every replay.
+  if (t_observer && detail::dispatch_depth() == 0) t_observer->on_read(t, what);
+}
+
+namespace {
+// Only the outermost op is reported: what a kernel or an in-place rewrite dispatches inside it is
+// part of that op, and replaying the op replays it.
+bool observe_now() { return t_observer && detail::dispatch_depth() == 1; }
+}  // namespace
+
 TensorList dispatch(OpKind kind, const TensorList& inputs, const Attrs& attrs) {
   OpTimer timer(kind);
   const OpDef& def = op_def(kind);
@@ -175,7 +186,7 @@ TensorList dispatch(OpKind kind, const TensorList& inputs, const Attrs& attrs) {
   }
   kernel(inputs, attrs, outputs);
   if (def.backward && GradMode::is_enabled()) record_autograd(def, attrs, inputs, outputs);
-  if (t_observer) t_observer->on_op(kind, inputs, attrs, outputs);
+  if (observe_now()) t_observer->on_op(kind, inputs, attrs, outputs);
   return outputs;
 }
 
@@ -212,6 +223,7 @@ Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others, co
     }
     // Compute out of place, then take over the result's data and history. The op's saved copy
     // of `self` is the pre-write value, so the gradient rule still reads what it should.
+    const TensorList as_called = inputs;
     Tensor before = clone(self);
     // Every alias of self among the operands (x.mul_(x)) must read the pre-write value too.
     for (Tensor& t : inputs) {
@@ -226,6 +238,11 @@ Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others, co
     self.impl()->grad_fn = result.impl()->grad_fn;
     self.impl()->output_nr = result.impl()->output_nr;
     self.impl()->requires_grad = result.impl()->requires_grad;
+    if (observe_now()) {
+      t_observer->on_op(kind, as_called, attrs, {self});
+      // Autograd saved `result` (the op's output before self took it over): the same value.
+      t_observer->on_alias(self, result);
+    }
     return self;
   }
 
@@ -244,7 +261,7 @@ Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others, co
     copy_(dst, outputs[0]);
   }
   self.bump_version();
-  if (t_observer) t_observer->on_op(kind, inputs, attrs, {self});
+  if (observe_now()) t_observer->on_op(kind, inputs, attrs, {self});
   return self;
 }
 

@@ -1,6 +1,9 @@
 #include "core_framework/engine/tensor.h"
 
+#include <atomic>
+
 #include "core_framework/autograd/node.h"
+#include "core_framework/engine/dispatch_observer.h"
 #include "core_framework/engine/functional.h"
 #include "core_framework/runtime/allocator.h"
 
@@ -114,8 +117,17 @@ Tensor Tensor::detach() const {
   impl->dtype = impl_->dtype;
   impl->version = impl_->version;  // detach shares data, so in-place writes must stay visible
   impl->is_view = true;
-  return Tensor(std::move(impl));
+  Tensor out(std::move(impl));
+  if (DispatchObserver* obs = dispatch_observer()) obs->on_alias(*this, out);
+  return out;
 }
+
+namespace detail {
+uint64_t next_tensor_serial() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace detail
 
 int64_t Tensor::register_hook(std::function<Tensor(const Tensor&)> fn) const {
   require_defined(impl());
@@ -160,6 +172,7 @@ void Tensor::retain_grad() const {
 bool Tensor::retains_grad() const { return impl_->retains_grad; }
 
 double Tensor::item() const {
+  notify_read(*this, "item()");
   NW_CHECK(numel() == 1, ValueError, "item(): expected a tensor with one element, got shape ",
            shape_str(shape()));
   alignas(8) unsigned char buf[8];

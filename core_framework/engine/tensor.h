@@ -84,7 +84,13 @@ struct TensorHook {
   std::function<Tensor(const Tensor&)> fn;
 };
 
+namespace detail {
+// A number no earlier tensor has: the tracer tells tensors made during a trace from older ones.
+uint64_t next_tensor_serial();
+}  // namespace detail
+
 struct TensorImpl {
+  uint64_t serial = detail::next_tensor_serial();
   StoragePtr storage;
   Shape shape;
   Shape strides;

@@ -39,7 +39,7 @@ import warnings
 
 __all__ = ["NodeweaveError", "DGLError", "NodeweaveWarning", "warn", "ValueError", "TypeError", "IndexError", "KeyError",
            "NotImplementedError", "RuntimeError", "AttributeError", "ImportError", "FileNotFoundError",
-           "OSError"]
+           "OSError", "TracingError", "GuardFailure"]
 
 
 class NodeweaveError(Exception):
@@ -71,6 +71,16 @@ class NotImplementedError(NodeweaveError, builtins.NotImplementedError):  # noqa
 
 class RuntimeError(NodeweaveError, builtins.RuntimeError):  # noqa: A001
     """A failure of state rather than of an argument."""
+
+
+class TracingError(RuntimeError):
+    """Traced code did something a static program cannot replay (``nodeweave.core.jit``): read a
+    traced value into Python, or wrote a leaf's ``.grad``."""
+
+
+class GuardFailure(TracingError):
+    """A traced program's guard failed: a value the traced code read into Python changed, so the
+    program does not apply to this call (``nodeweave.core.jit`` traces again)."""
 
 
 class AttributeError(NodeweaveError, builtins.AttributeError):  # noqa: A001

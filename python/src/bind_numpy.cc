@@ -2,6 +2,7 @@
 // _to_numpy returns an array viewing the tensor's storage (keeping the storage alive).
 #include <pybind11/numpy.h>
 
+#include "core_framework/engine/dispatch_observer.h"
 #include "py_convert.h"
 
 namespace nodeweave::py {
@@ -85,6 +86,7 @@ Tensor tensor_from_numpy(pyb::array arr) {
 void bind_numpy(pyb::module_& m) {
   m.def("from_numpy", &tensor_from_numpy, pyb::arg("ndarray"));
   m.def("_to_numpy", [](const Tensor& t) {
+    notify_read(t, "numpy()");
     NW_CHECK(t.device().is_cpu(), TypeError, "numpy(): tensor is on ", t.device().str(),
              "; call .cpu() first");
     std::vector<pyb::ssize_t> shape(t.shape().begin(), t.shape().end());
@@ -97,4 +99,5 @@ void bind_numpy(pyb::module_& m) {
   });
 }
 
-}  // namespace nodeweave::py
+}  // namespace nodeweave::py#include "core_framework/engine/dispatch_observer.h"
+

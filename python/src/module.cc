@@ -1,4 +1,6 @@
 // nodeweave._C: the native engine as a Python extension module.
+#include "core_framework/jit/executor.h"
+#include "core_framework/jit/tracer.h"
 #include "py_convert.h"
 
 namespace nodeweave::py {
@@ -18,6 +20,8 @@ void register_exceptions() {
   static PyObject* const index_error = held("IndexError");
   static PyObject* const not_implemented = held("NotImplementedError");
   static PyObject* const runtime_error = held("RuntimeError");
+  static PyObject* const tracing_error = held("TracingError");
+  static PyObject* const guard_failure = held("GuardFailure");
   // Most derived first: our TypeError/ValueError both derive from std::invalid_argument.
   pyb::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -30,6 +34,10 @@ void register_exceptions() {
       PyErr_SetString(index_error, e.what());
     } catch (const NotImplementedError& e) {
       PyErr_SetString(not_implemented, e.what());
+    } catch (const jit::GuardFailure& e) {
+      PyErr_SetString(guard_failure, e.what());
+    } catch (const jit::TracingError& e) {
+      PyErr_SetString(tracing_error, e.what());
     } catch (const pyb::builtin_exception&) {
       throw;  // pybind11's own (stop_iteration, cast_error, ...): its default translator's
     } catch (const std::invalid_argument& e) {  // the standard library's, thrown inside ours
@@ -76,4 +84,6 @@ PYBIND11_MODULE(_C, m) {
   bind_distributed(distributed);
   bind_mpi(distributed);
   bind_kge(m);
+  pyb::module_ jit = m.def_submodule("_jit", "static mode: tracer, programs, executor (core_framework/jit)");
+  bind_jit(jit);
 }

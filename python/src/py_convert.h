@@ -57,6 +57,7 @@ void bind_distributed(pyb::module_& m);
 void bind_mpi(pyb::module_& m);
 // Knowledge-graph-embedding kernels, into the nodeweave._C.kge submodule.
 void bind_kge(pyb::module_& m);
+void bind_jit(pyb::module_& m);
 Tensor tensor_from_numpy(pyb::array arr);
 
 }  // namespace nodeweave::py

@@ -32,5 +32,6 @@ from nodeweave.core.autograd import no_grad, enable_grad, set_grad_enabled  # no
 from nodeweave._C import from_dlpack  # noqa: E402,F401
 from nodeweave.core import cuda, profiler  # noqa: E402,F401
 from nodeweave.core import nn, optim  # noqa: E402,F401
+from nodeweave.core import jit  # noqa: E402,F401
 from nodeweave.core.serialization import save, load  # noqa: E402,F401
 from nodeweave.core import pickling as _pickling  # noqa: E402,F401  (registers pickle support)

@@ -1,0 +1,122 @@
+#include "core_framework/jit/executor.h"
+
+#include <cstring>
+
+#include "core_framework/autograd/grad_mode.h"
+#include "core_framework/engine/functional.h"
+#include "core_framework/runtime/error.h"
+
+namespace nodeweave::jit {
+
+namespace {
+
+std::string type_text(const ValueType& t) {
+  return str_cat(dtype_name(t.dtype), shape_str(t.shape),
+                 t.device.is_cpu() ? "" : " on " + t.device.str());
+}
+
+}  // namespace
+
+Executor::Executor(Program program) : program_(std::move(program)) {
+  program_.verify();
+  const Program& p = program_;
+  for (const Value& v : p.values) {
+    if (v.source != ValueSource::Capture && v.source != ValueSource::Constant) continue;
+    NW_CHECK(p.tensors[static_cast<size_t>(v.index)].defined(), ValueError,
+             "jit: the program refers to tensor #", v.index,
+             " but does not hold it (it was parsed from text); it cannot run");
+  }
+  for (const OpNode& n : p.nodes)
+    for (size_t i = 0; i < n.attrs.size(); ++i)
+      if (auto* o = std::get_if<OpaquePtr>(&n.attrs[i]))
+        NW_CHECK(!dynamic_cast<const PlaceholderAttr*>(o->get()), ValueError,
+                 "jit: ", op_def(n.op).name, " has an opaque attribute (", (*o)->kind(),
+                 ") that was parsed from text; the program cannot run");
+  // Last reader of each value; outputs are never released.
+  std::vector<int64_t> last(p.values.size(), -1);
+  for (size_t k = 0; k < p.nodes.size(); ++k)
+    for (int64_t v : p.nodes[k].inputs)
+      if (v != kNone) last[static_cast<size_t>(v)] = static_cast<int64_t>(k);
+  for (int64_t v : p.outputs) last[static_cast<size_t>(v)] = -1;
+  for (const Guard& g : p.guards) {
+    NW_CHECK(g.expected.defined(), ValueError, "jit: guard %", g.value,
+             " has no expected value (it was parsed from text); the program cannot run");
+  }
+  std::vector<int64_t> defined_at(p.values.size(), -1);
+  for (size_t k = 0; k < p.nodes.size(); ++k)
+    for (int64_t v : p.nodes[k].outputs)
+      defined_at[static_cast<size_t>(v)] = static_cast<int64_t>(k);
+  guards_after_.resize(p.nodes.size());
+  for (size_t g = 0; g < p.guards.size(); ++g) {
+    const int64_t at = defined_at[static_cast<size_t>(p.guards[g].value)];
+    if (at < 0)
+      guards_first_.push_back(g);
+    else
+      guards_after_[static_cast<size_t>(at)].push_back(g);
+  }
+  release_after_.resize(p.nodes.size());
+  for (size_t v = 0; v < last.size(); ++v)
+    if (last[v] >= 0)
+      release_after_[static_cast<size_t>(last[v])].push_back(static_cast<int64_t>(v));
+}
+
+void Executor::check_guard(size_t g, const Tensor& value) const {
+  const Guard& guard = program_.guards[g];
+  const Tensor got = contiguous(value.device().is_cpu() ? value : to_device(value, Device{}));
+  const Tensor want = contiguous(
+      guard.expected.device().is_cpu() ? guard.expected : to_device(guard.expected, Device{}));
+  const size_t bytes = static_cast<size_t>(got.numel()) * got.itemsize();
+  if (got.shape() == want.shape() && std::memcmp(got.data_ptr(), want.data_ptr(), bytes) == 0)
+    return;
+  throw GuardFailure(str_cat("jit: guard ", g, " failed: value %", guard.value,
+                             ", which the traced code read into the host program, changed"));
+}
+
+TensorList Executor::run(const TensorList& inputs) const {
+  const Program& p = program_;
+  NW_CHECK(inputs.size() == p.inputs.size(), ValueError, "jit: the program takes ", p.inputs.size(),
+           " tensors, got ", inputs.size());
+  std::vector<Tensor> env(p.values.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ValueType& want = p.values[static_cast<size_t>(p.inputs[i])].type;
+    NW_CHECK(inputs[i].defined(), ValueError, "jit: input ", i, " is undefined");
+    const ValueType got = type_of(inputs[i]);
+    NW_CHECK(got == want, ValueError, "jit: input ", i, " must be ", type_text(want),
+             " as traced, got ", type_text(got));
+    env[static_cast<size_t>(p.inputs[i])] = inputs[i];
+  }
+  for (size_t v = 0; v < p.values.size(); ++v) {
+    const Value& val = p.values[v];
+    if (val.source == ValueSource::Capture || val.source == ValueSource::Constant)
+      env[v] = p.tensors[static_cast<size_t>(val.index)];
+  }
+  for (size_t g : guards_first_) check_guard(g, env[static_cast<size_t>(p.guards[g].value)]);
+  const bool grad_on = GradMode::is_enabled();
+  TensorList args;
+  for (size_t k = 0; k < p.nodes.size(); ++k) {
+    const OpNode& n = p.nodes[k];
+    AutoGradMode mode(grad_on && n.grad_enabled);
+    if (n.inplace) {
+      Tensor& self = env[static_cast<size_t>(n.inputs[0])];
+      args.clear();
+      for (size_t i = 1; i < n.inputs.size(); ++i)
+        args.push_back(n.inputs[i] == kNone ? Tensor() : env[static_cast<size_t>(n.inputs[i])]);
+      env[static_cast<size_t>(n.outputs[0])] = dispatch_inplace(n.op, self, args, n.attrs);
+    } else {
+      args.clear();
+      for (int64_t v : n.inputs)
+        args.push_back(v == kNone ? Tensor() : env[static_cast<size_t>(v)]);
+      TensorList outs = dispatch(n.op, args, n.attrs);
+      for (size_t i = 0; i < n.outputs.size(); ++i)
+        env[static_cast<size_t>(n.outputs[i])] = std::move(outs[i]);
+    }
+    for (size_t g : guards_after_[k]) check_guard(g, env[static_cast<size_t>(p.guards[g].value)]);
+    for (int64_t v : release_after_[k]) env[static_cast<size_t>(v)] = Tensor();
+  }
+  TensorList out;
+  out.reserve(p.outputs.size());
+  for (int64_t v : p.outputs) out.push_back(env[static_cast<size_t>(v)]);
+  return out;
+}
+
+}  // namespace nodeweave::jit

@@ -1,0 +1,41 @@
+// Runs a Program from C++: binds the inputs (checked against the traced types), then runs each node
+// through the dispatcher, with no host-language code per op. A node traced with autograd on runs
+// with autograd on when the caller's grad mode is on (so a traced forward can be differentiated
+// eagerly); nodes traced under no_grad, such as the backward pass, run without it. Each value is
+// released after its last reader, so a run holds no more than the eager code did. Each guard is
+// checked as soon as its value is computed, where the traced code read it: the ops before it ran
+// in the eager code before the read too.
+#pragma once
+#include <stdexcept>
+
+#include "core_framework/jit/program.h"
+
+namespace nodeweave::jit {
+
+// A guard's value differed from the traced one: the program does not apply to this run (the
+// caller traces again).
+class GuardFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Executor {
+ public:
+  explicit Executor(Program program);
+
+  // ValueError naming the input when the count, a dtype, a shape or a device differs from the
+  // program's; GuardFailure when a guard's value changed. The constructor raises ValueError when
+  // the program holds placeholders (parsed `#k` tensors or opaque attributes) and so cannot run.
+  TensorList run(const TensorList& inputs) const;
+
+  const Program& program() const { return program_; }
+
+ private:
+  Program program_;
+  std::vector<std::vector<int64_t>> release_after_;  // per node: values last read there
+  std::vector<std::vector<size_t>> guards_after_;    // per node: guards on its outputs
+  std::vector<size_t> guards_first_;                 // guards on inputs, captures, constants
+  void check_guard(size_t g, const Tensor& value) const;
+};
+
+}  // namespace nodeweave::jit

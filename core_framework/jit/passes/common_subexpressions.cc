@@ -1,0 +1,57 @@
+#include <map>
+#include <tuple>
+
+#include "core_framework/jit/alias_classes.h"
+#include "core_framework/jit/passes/passes.h"
+
+namespace nodeweave::jit {
+
+namespace {
+
+bool same_attrs(const Attrs& a, const Attrs& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!(a[i] == b[i])) return false;  // doubles compare by value: a NaN never matches
+  return true;
+}
+
+}  // namespace
+
+void eliminate_common_subexpressions(Program& p) {
+  const std::vector<bool> written = written_memory(p);
+  auto touches_written = [&](const std::vector<int64_t>& ids) {
+    for (int64_t v : ids)
+      if (v != kNone && written[static_cast<size_t>(v)]) return true;
+    return false;
+  };
+  std::vector<int64_t> replace(p.values.size());
+  for (size_t v = 0; v < replace.size(); ++v) replace[v] = static_cast<int64_t>(v);
+  using Key = std::tuple<int, bool, std::vector<int64_t>>;
+  std::map<Key, std::vector<size_t>> seen;  // kept nodes by op, grad mode and inputs
+  std::vector<OpNode> nodes;
+  for (OpNode& n : p.nodes) {
+    for (int64_t& v : n.inputs)
+      if (v != kNone) v = replace[static_cast<size_t>(v)];
+    const bool eligible = !n.inplace && !(op_def(n.op).traits & kRandom) &&
+                          !touches_written(n.inputs) && !touches_written(n.outputs);
+    if (eligible) {
+      auto& candidates = seen[Key{static_cast<int>(n.op), n.grad_enabled, n.inputs}];
+      const OpNode* match = nullptr;
+      for (size_t k : candidates)
+        if (same_attrs(nodes[k].attrs, n.attrs)) match = &nodes[k];
+      if (match) {
+        for (size_t i = 0; i < n.outputs.size(); ++i)
+          replace[static_cast<size_t>(n.outputs[i])] = match->outputs[i];
+        continue;
+      }
+      candidates.push_back(nodes.size());
+    }
+    nodes.push_back(std::move(n));
+  }
+  p.nodes = std::move(nodes);
+  for (int64_t& v : p.outputs) v = replace[static_cast<size_t>(v)];
+  for (Guard& g : p.guards) g.value = replace[static_cast<size_t>(g.value)];
+  p.compact();
+}
+
+}  // namespace nodeweave::jit

@@ -1,0 +1,33 @@
+// The program passes, one file each, and the list that runs them in order. Each pass rewrites a
+// Program in place, leaves it verified and compacted, and never changes what a run computes:
+// random ops and in-place writes stay where they were, so a compiled run matches eager bit for
+// bit on one thread.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core_framework/jit/program.h"
+
+namespace nodeweave::jit {
+
+// Drops nodes whose outputs nothing reads, neither a node, an output nor a guard (in-place and
+// random nodes stay: their effects are visible without a reader).
+void eliminate_dead_code(Program& p);
+// Merges nodes that apply the same op with the same attributes to the same values, unless one of
+// them reads memory an in-place node writes, or draws random numbers.
+void eliminate_common_subexpressions(Program& p);
+// Runs, at compile time, every node whose inputs are all constants, and makes its outputs
+// constants (not random nodes, not in-place ones, not results an in-place node later writes), and
+// drops the guards on values that became constants equal to what the guard expects.
+void fold_constants(Program& p);
+
+struct PassInfo {
+  const char* name;
+  void (*run)(Program&);
+};
+// Every pass in the order run_passes applies them.
+const std::vector<PassInfo>& pass_list();
+// Applies every pass of pass_list() not named in `disabled` (ValueError for an unknown name).
+void run_passes(Program& p, const std::vector<std::string>& disabled = {});
+
+}  // namespace nodeweave::jit

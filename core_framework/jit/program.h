@@ -1,0 +1,96 @@
+// The static-graph IR: a flat, typed list of op nodes in SSA form (torch.fx's shape), which the
+// tracer builds from what the dispatcher ran, the passes rewrite, the printer/parser turn into text
+// and back, and the executor replays.
+//
+// Values are numbered in program order. Each comes from one place:
+//   input     an argument of the program, bound by the caller at each run;
+//   capture   a tensor the traced code read but did not compute (a parameter, a feature table),
+//             held by reference: a run sees its current contents;
+//   constant  a tensor only the program holds (a Python scalar, a creation op's result, a folded
+//             subexpression): frozen, so passes may fold through it;
+//   node      an output of an op node.
+// An in-place node (add_, index_add_, ...) writes its first input; its output is a new value that
+// aliases that input's memory, so later readers name the written state and passes see the order.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core_framework/engine/attrs.h"
+#include "core_framework/engine/op_def.h"
+#include "core_framework/engine/tensor.h"
+
+namespace nodeweave::jit {
+
+enum class ValueSource : uint8_t { Input, Capture, Constant, Node };
+
+struct ValueType {
+  DType dtype = DType::Float32;
+  Shape shape;
+  Device device;
+  bool operator==(const ValueType& o) const {
+    return dtype == o.dtype && shape == o.shape && device == o.device;
+  }
+};
+
+struct Value {
+  ValueType type;
+  ValueSource source = ValueSource::Node;
+  // Input: its position among the program's inputs. Capture / Constant: the tensor's index in
+  // Program::tensors. Node: -1 (passes move nodes; the definition is found by scanning).
+  int64_t index = -1;
+};
+
+// A node input that is an undefined tensor (an optional operand left out).
+constexpr int64_t kNone = -1;
+
+struct OpNode {
+  OpKind op = OpKind::kNumOps;
+  std::vector<int64_t> inputs;  // value ids, or kNone
+  Attrs attrs;
+  std::vector<int64_t> outputs;  // value ids
+  bool inplace = false;          // writes inputs[0]; outputs[0] aliases it
+  bool grad_enabled = false;  // autograd recorded this op when traced (forward of a training step)
+};
+
+// A value the traced code read into the host program (item(), bool(), numpy()) that did not depend
+// on the inputs (a check on the graph's degrees, say): the code after the read was traced for
+// this value, so a run checks that the value is still the same before going on.
+struct Guard {
+  int64_t value = -1;
+  Tensor expected;  // undefined in a parsed program whose text did not give it
+};
+
+struct Program {
+  std::vector<Value> values;
+  std::vector<int64_t> inputs;  // value ids the caller binds, in argument order
+  std::vector<Tensor> tensors;  // captures and constants (undefined in a parsed program)
+  std::vector<OpNode> nodes;
+  std::vector<int64_t> outputs;  // value ids returned, in order (a value may appear twice)
+  std::vector<Guard> guards;
+
+  // Appends a value and returns its id.
+  int64_t add_value(const ValueType& type, ValueSource source, int64_t index);
+  // Appends a capture or constant value holding `t`.
+  int64_t add_tensor(const Tensor& t, ValueSource source);
+
+  // Checks the invariants every pass relies on (each value defined once, before its uses; types of
+  // inputs/captures match their tensors); throws ValueError naming the first violation.
+  void verify() const;
+  // Renumbers values in definition order (inputs, then captures and constants, then node outputs)
+  // and drops captures, constants and node-less values nothing reads: passes that remove nodes
+  // leave such holes. Inputs are kept even when unread (they are the calling convention).
+  void compact();
+};
+
+ValueType type_of(const Tensor& t);
+
+// An opaque attribute read back from program text: it names its kind and holds nothing, so a
+// program with one can be printed and rewritten but not run.
+struct PlaceholderAttr final : OpaqueAttr {
+  explicit PlaceholderAttr(std::string k) : kind_name(std::move(k)) {}
+  const char* kind() const override { return kind_name.c_str(); }
+  std::string kind_name;
+};
+
+}  // namespace nodeweave::jit

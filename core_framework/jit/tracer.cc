@@ -1,0 +1,165 @@
+#include "core_framework/jit/tracer.h"
+
+#include "core_framework/autograd/grad_mode.h"
+#include "core_framework/engine/functional.h"
+#include "core_framework/jit/alias_classes.h"
+#include "core_framework/runtime/error.h"
+
+namespace nodeweave::jit {
+
+namespace {
+thread_local bool t_tracing = false;
+}  // namespace
+
+Tracer::Tracer() {
+  if (t_tracing) throw TracingError("jit: a trace is already being recorded on this thread");
+  first_serial_ = detail::next_tensor_serial();
+  previous_ = set_dispatch_observer(this);
+  installed_ = t_tracing = true;
+}
+
+Tracer::~Tracer() { uninstall(); }
+
+void Tracer::uninstall() {
+  if (!installed_) return;
+  set_dispatch_observer(previous_);
+  installed_ = t_tracing = false;
+}
+
+int64_t Tracer::add_input(const Tensor& t) {
+  NW_CHECK(t.defined(), ValueError, "jit: an input tensor is undefined");
+  const int64_t id =
+      p_.add_value(type_of(t), ValueSource::Input, static_cast<int64_t>(p_.inputs.size()));
+  p_.inputs.push_back(id);
+  bind(t, id);
+  varies_[static_cast<size_t>(id)] = true;
+  return id;
+}
+
+void Tracer::bind(const Tensor& t, int64_t id) {
+  if (varies_.size() < p_.values.size()) varies_.resize(p_.values.size(), false);
+  ids_[t.impl()] = id;
+  keep_.push_back(t);
+  auto it = pending_.find(t.impl());
+  if (it == pending_.end()) return;
+  std::vector<Tensor> aliases = std::move(it->second);
+  pending_.erase(it);
+  for (const Tensor& a : aliases)
+    if (!ids_.count(a.impl())) bind(a, id);
+}
+
+int64_t Tracer::value_of(const Tensor& t) {
+  if (!t.defined()) return -1;
+  auto it = ids_.find(t.impl());
+  if (it != ids_.end()) return it->second;
+  const bool made_here =
+      t.impl()->serial > first_serial_ && t.storage().use_count() == 1 && !t.requires_grad();
+  int64_t id;
+  if (made_here) {
+    // The traced code may write it in place later; the program keeps the value it has now.
+    DispatchObserver* self = set_dispatch_observer(nullptr);
+    Tensor snapshot = clone(t);
+    set_dispatch_observer(self);
+    snapshot.impl()->wrapped_number = t.impl()->wrapped_number;  // keeps its type promotion
+    id = p_.add_tensor(snapshot, ValueSource::Constant);
+  } else {
+    id = p_.add_tensor(t, ValueSource::Capture);
+  }
+  bind(t, id);
+  return id;
+}
+
+bool Tracer::depends_on_input(const Tensor& t) const {
+  if (!t.defined()) return false;
+  auto it = ids_.find(t.impl());
+  return it != ids_.end() && varies_[static_cast<size_t>(it->second)];
+}
+
+void Tracer::on_op(OpKind kind, const TensorList& inputs, const Attrs& attrs,
+                   const TensorList& outputs) {
+  OpNode n;
+  n.op = kind;
+  n.attrs = attrs;
+  n.grad_enabled = GradMode::is_enabled();
+  n.inplace = outputs.size() == 1 && !inputs.empty() && inputs[0].defined() &&
+              outputs[0].is_same(inputs[0]);
+  n.inputs.reserve(inputs.size());
+  bool varies = false;
+  for (const Tensor& t : inputs) {
+    n.inputs.push_back(value_of(t));
+    varies = varies || (n.inputs.back() != kNone && varies_[static_cast<size_t>(n.inputs.back())]);
+  }
+  for (const Tensor& t : outputs) {
+    const int64_t id = p_.add_value(type_of(t), ValueSource::Node, -1);
+    n.outputs.push_back(id);
+    bind(t, id);  // an in-place write: later readers see the written state
+    varies_[static_cast<size_t>(id)] = varies;
+  }
+  p_.nodes.push_back(std::move(n));
+}
+
+void Tracer::on_read(const Tensor& t, const char* what) {
+  if (!installed_) return;
+  // A tensor no op has read yet is captured too: the host code may branch on it.
+  const int64_t id = value_of(t);
+  if (!varies_[static_cast<size_t>(id)]) {
+    if (p_.values[static_cast<size_t>(id)].source == ValueSource::Constant) return;
+    DispatchObserver* self = set_dispatch_observer(nullptr);
+    Tensor expected = clone(t);
+    set_dispatch_observer(self);
+    p_.guards.push_back(Guard{id, expected});
+    return;
+  }
+  throw TracingError(str_cat(
+      "jit: ", what, " reads the values of a traced tensor (", dtype_name(t.dtype()),
+      shape_str(t.shape()),
+      "), which would freeze this run's values into the program. Keep the "
+      "computation in tensor ops (nc.where for a data-dependent choice), or move the read out "
+      "of the traced function"));
+}
+
+void Tracer::on_alias(const Tensor& source, const Tensor& alias) {
+  if (ids_.count(alias.impl())) return;
+  auto it = ids_.find(source.impl());
+  if (it != ids_.end()) {
+    bind(alias, it->second);
+  } else {
+    pending_[source.impl()].push_back(alias);
+    keep_.push_back(source);
+  }
+}
+
+void Tracer::on_grad_write(const Tensor& variable) {
+  throw TracingError(str_cat("jit: backward() writes the .grad of a leaf tensor (",
+                             dtype_name(variable.dtype()), shape_str(variable.shape()),
+                             "), which a traced program does not replay yet; return "
+                             "nc.autograd.grad(loss, params) from the traced function instead"));
+}
+
+void Tracer::abort() {
+  uninstall();
+  ids_.clear();
+  varies_.clear();
+  pending_.clear();
+  keep_.clear();
+  p_ = Program();
+}
+
+Program Tracer::finish(const TensorList& outputs) {
+  NW_CHECK(installed_, std::logic_error, "jit: finish() called twice");
+  for (const Tensor& t : outputs) {
+    NW_CHECK(t.defined(), ValueError, "jit: a traced function returned an undefined tensor");
+    p_.outputs.push_back(value_of(t));
+  }
+  uninstall();
+  ids_.clear();
+  varies_.clear();
+  pending_.clear();
+  keep_.clear();
+  copy_written_constants(p_);
+  p_.compact();
+  p_.verify();
+  return std::move(p_);
+}
+
+}  // namespace nodeweave::jit

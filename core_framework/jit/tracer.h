@@ -1,0 +1,73 @@
+// Records what the dispatcher runs on this thread into a Program (MegEngine-style tracing): the
+// forward ops, the backward ops autograd dispatches for grad(), in-place writes. Construct it,
+// declare the inputs, run the code eagerly, then finish() with the results.
+//
+// A tensor an op reads that is neither an input nor computed in the trace is captured by
+// reference (parameters, feature tables). A capture made during the trace, with memory of its own
+// (a Python scalar's tensor, a creation function's result), is a constant instead: eager code
+// makes it anew at each call, with the same value. A constant the program writes in place is
+// copied at the start of each run (alias_classes.h), so each run starts from the traced value.
+//
+// A host read (item(), numpy(), bool()) of a value that depends on an input is refused with
+// TracingError: the code after it was traced for this run's value only. A read of a value that
+// does not (a check on graph degrees, a parameter's norm) becomes a Guard: each run checks that
+// the value is unchanged. backward() writing a leaf's .grad is refused too (not replayed yet).
+#pragma once
+#include <memory>
+#include <unordered_map>
+
+#include "core_framework/engine/dispatch_observer.h"
+#include "core_framework/jit/program.h"
+
+namespace nodeweave::jit {
+
+class TracingError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Tracer final : public DispatchObserver {
+ public:
+  // Installs itself as this thread's observer (TracingError if one is already tracing).
+  Tracer();
+  ~Tracer() override;
+  Tracer(const Tracer&) = delete;
+  Tracer& operator=(const Tracer&) = delete;
+
+  // Declares the next program input; returns its value id.
+  int64_t add_input(const Tensor& t);
+  // Stops recording and returns the program computing `outputs`.
+  Program finish(const TensorList& outputs);
+  // Stops recording and drops what was recorded (the traced code raised). Idempotent.
+  void abort();
+  // Whether t is an input of the trace or computed from one: its value may differ at the next
+  // run, so a host read of it would freeze one run's value into the program.
+  bool depends_on_input(const Tensor& t) const;
+
+  void on_op(OpKind kind, const TensorList& inputs, const Attrs& attrs,
+             const TensorList& outputs) override;
+  void on_read(const Tensor& t, const char* what) override;
+  void on_grad_write(const Tensor& variable) override;
+  void on_alias(const Tensor& source, const Tensor& alias) override;
+
+ private:
+  int64_t value_of(const Tensor& t);
+  // Gives t the value `id`, and so every alias of t seen before t was known.
+  void bind(const Tensor& t, int64_t id);
+  void uninstall();
+
+  Program p_;
+  std::unordered_map<const TensorImpl*, int64_t> ids_;
+  std::vector<bool> varies_;  // per value: depends on an input
+  // Every tensor seen stays alive until finish(), so no freed impl's address is reused by a new
+  // tensor that would then be taken for the old value.
+  std::vector<Tensor> keep_;
+  // Aliases made of tensors the trace did not know yet (autograd saves an op's outputs before the
+  // op is reported), by the impl they alias.
+  std::unordered_map<const TensorImpl*, std::vector<Tensor>> pending_;
+  uint64_t first_serial_ = 0;  // tensors from here on were made during the trace
+  DispatchObserver* previous_ = nullptr;
+  bool installed_ = false;
+};
+
+}  // namespace nodeweave::jit

@@ -1,0 +1,260 @@
+"""Static mode: trace a function once, then replay it from C++ with no Python per op.
+
+:func:`trace` (or its alias :func:`compile`) wraps a function of tensors. The first call runs it
+eagerly while the dispatcher records every op it runs (the forward, the backward ops that
+:func:`nodeweave.core.autograd.grad` dispatches, in-place writes) into a program; passes then
+fold constants, merge common subexpressions and drop dead code, and later calls with inputs of
+the same dtypes, shapes and devices run the program in C++. The program is plain text to read:
+
+>>> import nodeweave.core as nc
+>>> w = nc.tensor([[1.0, -1.0], [0.5, 2.0]], requires_grad=True)
+>>> @nc.jit.trace
+... def step(x):
+...     loss = (nc.relu(x @ w) * 2.0).sum()
+...     (gw,) = nc.autograd.grad(loss, [w])
+...     return loss, gw
+>>> loss, gw = step(nc.tensor([[1.0, 2.0]]))            # traces, returns the eager results
+>>> loss, gw = step(nc.tensor([[3.0, -1.0]]))           # replays the program
+>>> round(loss.item(), 3), gw.tolist()
+(5.0, [[6.0, 0.0], [-2.0, 0.0]])
+>>> print(step.program)                                  # doctest: +ELLIPSIS
+program(%0: float32[1, 2]) {
+  %1: float32[2, 2] = capture #0
+...
+  %...: float32[1, 2] = mm(%0, %1) grad
+...
+
+What is recorded is what ran, so Python control flow is fixed at trace time, as with
+``torch.jit.trace``. The guards make that safe where they can: a call whose tensors differ in
+dtype, shape, device or ``requires_grad``, whose other arguments (numbers, strings, tuples) differ
+in value, whose objects (graphs, modules) are other objects or whose modules switched between
+``train()`` and ``eval()``, or that runs under another grad mode, traces again (up to
+``max_programs`` programs, the oldest dropped first) or, with ``retrace=False``, raises naming the
+argument. Reading a traced value into Python (``.item()``, ``.numpy()``, ``bool()``) raises
+:class:`~nodeweave.errors.TracingError`, because the value read would be frozen into the
+program; so does ``loss.backward()`` (return ``nc.autograd.grad(loss, params)`` instead). Tensors
+the function reads without taking them as arguments (parameters, feature tables) are captured by
+reference: a run sees their current values. Tensors it creates (``nc.zeros``, Python numbers) are
+constants of the program.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from typing import Any, Callable
+
+from nodeweave import _C
+from nodeweave import errors as nwerr
+from nodeweave._C import Tensor
+
+__all__ = ["trace", "compile", "TracedFunction", "Program", "pass_names"]
+
+Program = _C._jit.Program
+
+
+def pass_names() -> list[str]:
+    """The optimization passes, in the order they run (each can be turned off by name).
+
+    >>> import nodeweave.core as nc
+    >>> nc.jit.pass_names()
+    ['fold_constants', 'eliminate_common_subexpressions', 'eliminate_dead_code']
+    """
+    return list(_C._jit.pass_names())
+
+
+def _describe(t: Tensor) -> str:
+    shape = ", ".join(str(d) for d in t.shape)
+    grad = ", requires_grad" if t.requires_grad else ""
+    return f"{t.dtype.name}[{shape}] on {t.device}{grad}"
+
+
+class _Signature:
+    """The flattened arguments of one call: the tensors the program takes, a hashable key the
+    cache and the guards compare, one readable description per leaf for guard errors, and the
+    objects the key names by identity (kept alive so that no other object takes their id)."""
+
+    def __init__(self, args: tuple, kwargs: dict) -> None:
+        self.tensors: list[Tensor] = []
+        self.objects: list[Any] = []
+        self.leaves: list[tuple[str, Any, str]] = []  # (path, key part, description)
+        self._first_at: dict[int, int] = {}
+        for i, a in enumerate(args):
+            self._leaf(f"args[{i}]", a)
+        for name in sorted(kwargs):
+            self._leaf(name, kwargs[name])
+        grad = _C.is_grad_enabled()
+        self.leaves.append(("grad mode", grad, "enabled" if grad else "disabled (no_grad)"))
+        self.key = tuple((path, part) for path, part, _ in self.leaves)
+
+    def _leaf(self, path: str, a: Any) -> None:
+        if isinstance(a, Tensor):
+            # Two arguments that are one tensor at trace time are one program input.
+            same = self._first_at.setdefault(id(a), len(self.tensors))
+            if same == len(self.tensors):
+                self.tensors.append(a)
+            part = ("tensor", str(a.dtype), tuple(a.shape), str(a.device), a.requires_grad, same)
+            self.leaves.append((path, part, "a tensor " + _describe(a)))
+        elif a is None or isinstance(a, (bool, int, float, complex, str, bytes)):
+            self.leaves.append((path, ("value", type(a).__name__, a), repr(a)))
+        elif isinstance(a, (tuple, list)):
+            self.leaves.append((path, (type(a).__name__, len(a)), f"a {type(a).__name__} of {len(a)}"))
+            for i, x in enumerate(a):
+                self._leaf(f"{path}[{i}]", x)
+        elif isinstance(a, dict):
+            keys = list(a)
+            self.leaves.append((path, ("dict", tuple(map(repr, keys))), f"a dict with keys {keys}"))
+            for k in keys:
+                self._leaf(f"{path}[{k!r}]", a[k])
+        elif type(a).__module__.split(".")[0] in ("numpy", "torch"):
+            raise nwerr.TypeError(
+                f"jit: {path} is a {type(a).__module__}.{type(a).__name__}; pass a nodeweave tensor "
+                "(its values would otherwise be frozen into the program)")
+        else:
+            self.objects.append(a)
+            modes = ()
+            modules = getattr(a, "modules", None)
+            if callable(modules) and hasattr(a, "training"):
+                modes = tuple(bool(m.training) for m in modules())
+            desc = f"the {type(a).__name__} object at {id(a):#x}"
+            if modes:
+                desc += " in " + ("train" if all(modes) else "eval" if not any(modes) else "mixed") + " mode"
+            self.leaves.append((path, ("object", id(a), modes), desc))
+
+
+def _flatten_outputs(result: Any) -> tuple[list[Tensor], Any]:
+    """The tensors of a result (nested tuples, lists and dicts) and a spec to rebuild it."""
+    tensors: list[Tensor] = []
+
+    def walk(x: Any) -> Any:
+        if isinstance(x, Tensor):
+            tensors.append(x)
+            return ("tensor", len(tensors) - 1)
+        if isinstance(x, (tuple, list)):
+            return (type(x), [walk(v) for v in x])
+        if isinstance(x, dict):
+            return (dict, [(k, walk(v)) for k, v in x.items()])
+        return ("value", x)
+
+    return tensors, walk(result)
+
+
+def _rebuild(spec: Any, tensors: list[Tensor]) -> Any:
+    kind, body = spec
+    if kind == "tensor":
+        return tensors[body]
+    if kind == "value":
+        return body
+    if kind is dict:
+        return {k: _rebuild(v, tensors) for k, v in body}
+    return kind(_rebuild(v, tensors) for v in body)
+
+
+class _Entry:
+    def __init__(self, executor: Any, spec: Any, signature: _Signature) -> None:
+        self.executor = executor
+        self.spec = spec
+        self.signature = signature
+
+
+class TracedFunction:
+    """A function with its traced programs, one per input signature (see the module docstring).
+
+    ``program`` is the program of the latest trace (``print`` it to read it); ``programs`` lists
+    them all; ``num_traces`` counts traces made.
+    """
+
+    def __init__(self, fn: Callable, *, retrace: bool = True, disable_passes: tuple = (),
+                 max_programs: int = 16) -> None:
+        if not callable(fn):
+            raise nwerr.TypeError(f"jit.trace: fn must be callable, got {type(fn).__name__}")
+        known = pass_names()
+        for name in disable_passes:
+            if name not in known:
+                raise nwerr.ValueError(f"jit.trace: disable_passes names unknown pass {name!r}; the passes are {known}")
+        if int(max_programs) < 1:
+            raise nwerr.ValueError(f"jit.trace: max_programs must be >= 1, got {max_programs}")
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.retrace = bool(retrace)
+        self.disable_passes = list(disable_passes)
+        self.max_programs = int(max_programs)
+        self.num_traces = 0
+        self.num_guard_failures = 0
+        self._cache: OrderedDict[tuple, _Entry] = OrderedDict()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        sig = _Signature(args, kwargs)
+        entry = self._cache.get(sig.key)
+        if entry is not None:
+            self._cache.move_to_end(sig.key)
+            try:
+                return _rebuild(entry.spec, entry.executor.run(sig.tensors))
+            except nwerr.GuardFailure:
+                if not self.retrace:
+                    raise
+                del self._cache[sig.key]  # a value it read changed: trace again
+                self.num_guard_failures += 1
+        if self._cache and not self.retrace:
+            raise nwerr.ValueError(self._guard_message(sig))
+        return self._trace(args, kwargs, sig)
+
+    def _trace(self, args: tuple, kwargs: dict, sig: _Signature) -> Any:
+        tracer = _C._jit.Tracer()
+        try:
+            for t in sig.tensors:
+                tracer.add_input(t)
+            result = self.fn(*args, **kwargs)
+            outputs, spec = _flatten_outputs(result)
+            program = tracer.finish(outputs)
+        except BaseException:
+            tracer.abort()
+            raise
+        program.run_passes(self.disable_passes)
+        self._cache[sig.key] = _Entry(_C._jit.Executor(program), spec, sig)
+        if len(self._cache) > self.max_programs:
+            self._cache.popitem(last=False)
+        self.num_traces += 1
+        return result
+
+    def _guard_message(self, sig: _Signature) -> str:
+        traced = next(reversed(self._cache.values())).signature
+        for (path, part, desc), (tpath, tpart, tdesc) in zip(sig.leaves, traced.leaves):
+            if path != tpath or part != tpart:
+                return (f"jit: {tpath} was {tdesc} when {self.__name__} was traced, got {desc}; "
+                        "trace with retrace=True to compile a program for each signature")
+        return (f"jit: {self.__name__} was traced with {len(traced.leaves)} argument leaves, "
+                f"got {len(sig.leaves)}; trace with retrace=True to compile one per signature")
+
+    @property
+    def program(self) -> Program:
+        if not self._cache:
+            raise nwerr.RuntimeError(f"jit: {self.__name__} has not been called yet, so nothing is traced")
+        return next(reversed(self._cache.values())).executor.program
+
+    @property
+    def programs(self) -> list[Program]:
+        return [e.executor.program for e in self._cache.values()]
+
+
+def trace(fn: Callable | None = None, *, retrace: bool = True, disable_passes: tuple = (),
+          max_programs: int = 16) -> Any:
+    """Wraps ``fn`` in a :class:`TracedFunction` (usable as ``@trace`` or ``@trace(...)``).
+
+    Parameters
+    ----------
+    retrace : bool
+        On a call whose signature no program has: trace again (default) or raise ``ValueError``
+        naming the argument that differs.
+    disable_passes : tuple of str
+        Passes to skip (:func:`pass_names`).
+    max_programs : int
+        Programs kept, one per signature; the least recently used is dropped.
+    """
+    if fn is None:
+        return lambda f: TracedFunction(f, retrace=retrace, disable_passes=tuple(disable_passes),
+                                        max_programs=max_programs)
+    return TracedFunction(fn, retrace=retrace, disable_passes=tuple(disable_passes), max_programs=max_programs)
+
+
+compile = trace  # noqa: A001  (the name the design uses for the decorator)

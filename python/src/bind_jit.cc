@@ -1,0 +1,68 @@
+// Static mode (core_framework/jit): the tracer, programs (text, passes) and the executor, as
+// nodeweave._C.jit; nodeweave.core.jit builds the user-facing trace() on them.
+#include "core_framework/jit/executor.h"
+#include "core_framework/jit/ir_text.h"
+#include "core_framework/jit/passes/passes.h"
+#include "core_framework/jit/tracer.h"
+#include "py_convert.h"
+
+namespace nodeweave::py {
+
+namespace {
+
+TensorList tensor_list(const pyb::sequence& seq, const char* arg) {
+  TensorList out;
+  out.reserve(seq.size());
+  for (auto item : seq) out.push_back(tensor_arg(item, arg));
+  return out;
+}
+
+}  // namespace
+
+void bind_jit(pyb::module_& m) {
+  using jit::Executor;
+  using jit::Program;
+  using jit::Tracer;
+  pyb::class_<Program>(m, "Program")
+      .def("__str__", [](const Program& p) { return jit::print(p); })
+      .def_static("parse", &jit::parse, pyb::arg("text"))
+      .def(
+          "run_passes",
+          [](Program& p, const std::vector<std::string>& disabled) {
+            jit::run_passes(p, disabled);
+          },
+          pyb::arg("disabled") = std::vector<std::string>{})
+      .def_property_readonly("num_nodes", [](const Program& p) { return p.nodes.size(); })
+      .def_property_readonly("num_inputs", [](const Program& p) { return p.inputs.size(); })
+      .def_property_readonly("num_outputs", [](const Program& p) { return p.outputs.size(); })
+      .def("copy", [](const Program& p) { return Program(p); });
+  m.def("pass_names", [] {
+    std::vector<std::string> names;
+    for (const auto& info : jit::pass_list()) names.emplace_back(info.name);
+    return names;
+  });
+  // One per trace; finish() or abort() uninstalls it (the Python side guarantees one of them).
+  pyb::class_<Tracer>(m, "Tracer")
+      .def(pyb::init<>())
+      .def("add_input",
+           [](Tracer& t, pyb::handle x) { return t.add_input(tensor_arg(x, "input")); })
+      .def("finish",
+           [](Tracer& t, const pyb::sequence& outs) {
+             return t.finish(tensor_list(outs, "output"));
+           })
+      .def("abort", &Tracer::abort)
+      .def("depends_on_input",
+           [](const Tracer& t, pyb::handle x) { return t.depends_on_input(tensor_arg(x, "x")); });
+  pyb::class_<Executor>(m, "Executor")
+      .def(pyb::init<Program>(), pyb::arg("program"))
+      .def("run",
+           [](const Executor& e, const pyb::sequence& inputs) {
+             TensorList outs = e.run(tensor_list(inputs, "input"));
+             pyb::list r;
+             for (Tensor& t : outs) r.append(pyb::cast(std::move(t)));
+             return r;
+           })
+      .def_property_readonly("program", &Executor::program);
+}
+
+}  // namespace nodeweave::py

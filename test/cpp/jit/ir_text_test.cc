@@ -1,0 +1,91 @@
+// The IR's text form: print(parse(text)) gives the canonical text back, ids are renumbered in
+// definition order, and malformed text fails with the line and what was expected.
+#include <gtest/gtest.h>
+
+#include "core_framework/jit/ir_text.h"
+#include "core_framework/runtime/error.h"
+
+namespace nodeweave::jit {
+namespace {
+
+TEST(IrText, RoundTripsEveryKindOfLine) {
+  const std::string text =
+      "program(%0: float32[4, 8], %1: int64[4]) {\n"
+      "  %2: float32[8, 16] = capture #0\n"
+      "  %3: float32[] = constant 2.5\n"
+      "  %4: int64[3] = constant [1, -2, 3]\n"
+      "  %5: bool[2] = constant [true, false]\n"
+      "  %6: float32[4, 16] = mm(%0, %2) grad\n"
+      "  %7: float32[4, 16] = mul_(%6, %3)\n"
+      "  %8: float32[4, 16], %9: int64[4, 16] = sort(%7) {1, false}\n"
+      "  %10: float32[4] = sum(%8) {[1], false, dtype(float64)}\n"
+      "  %11: float32[4, 16] = leaky_relu(%7) {0.01}\n"
+      "  guard %3 == 2.5\n"
+      "  guard %11 == #1\n"
+      "  return (%10, %9, %4, %5, %11)\n"
+      "}\n";
+  EXPECT_EQ(print(parse(text)), text);
+}
+
+TEST(IrText, RenumbersInDefinitionOrderAndDropsUnreadCaptures) {
+  const Program p = parse(
+      "program(%5: float32[2]) {\n"
+      "  %9: float32[2] = capture #0\n"
+      "  %7: float32[2] = capture #1 ; never read\n"
+      "  %3: float32[2] = add(%5, %9)\n"
+      "  return (%3)\n"
+      "}\n");
+  EXPECT_EQ(print(p),
+            "program(%0: float32[2]) {\n"
+            "  %1: float32[2] = capture #0\n"
+            "  %2: float32[2] = add(%0, %1)\n"
+            "  return (%2)\n"
+            "}\n");
+}
+
+TEST(IrText, DoublesKeepTheirValueAndTheirKind) {
+  const std::string text =
+      "program(%0: float64[3]) {\n"
+      "  %1: float64[3] = constant [0.1, 1e+300, -inf]\n"
+      "  %2: float64[3] = clamp(%0, %1) {2.0, nan}\n"
+      "  return (%2)\n"
+      "}\n";
+  EXPECT_EQ(print(parse(text)), text);
+}
+
+TEST(IrText, NoneMarksALeftOutOperand) {
+  const std::string text =
+      "program(%0: float32[2]) {\n"
+      "  %1: float32[2] = add(%0, none)\n"
+      "  return (%1)\n"
+      "}\n";
+  EXPECT_EQ(print(parse(text)), text);
+}
+
+void expect_error(const std::string& text, const std::string& fragment) {
+  try {
+    parse(text);
+    FAIL() << "no error for:\n" << text;
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(IrText, MalformedTextNamesTheLineAndTheProblem) {
+  expect_error("program(%0: float32[2]) {\n  %1: float32[2] = frobnicate(%0)\n  return (%1)\n}\n",
+               "line 2: unknown op 'frobnicate'");
+  expect_error("program(%0: float32[2]) {\n  %1: float32[2] = add(%0, %7)\n  return (%1)\n}\n",
+               "line 2: %7 is used before it is defined");
+  expect_error("program(%0: float33[2]) {\n  return (%0)\n}\n", "unknown dtype 'float33'");
+  expect_error("program(%0: float32[2]) {\n  %0: float32[2] = neg(%0)\n  return (%0)\n}\n",
+               "%0 is defined twice");
+  expect_error(
+      "program(%0: float32[2]) {\n  %1: float32[3] = constant [1.0, 2.0]\n  return (%1)\n}\n",
+      "the constant has 2 values but its type float32[3] holds 3");
+  expect_error("program(%0: float32[2]) {\n  return (%0)\n", "expected '}'");
+  expect_error("program(%0: float32[2]) {\n  return (%0)\n} trailing", "text after the program");
+  expect_error("", "expected 'program'");
+}
+
+}  // namespace
+}  // namespace nodeweave::jit
