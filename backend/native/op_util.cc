@@ -2,9 +2,53 @@
 #include "backend/native/op_util.h"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 
+#include "core_framework/jit/program_file.h"
+
 namespace nodeweave::backend {
+
+namespace {
+
+// Saved programs (core_framework/jit/program_file.h) hold a graph op's graph as its node counts
+// and its edges in edge-id order, so that edge features still line up after loading.
+void register_graph_codec() {
+  jit::OpaqueCodec codec;
+  codec.encode = [](const OpaqueAttr& a, std::vector<int64_t>& ints, TensorList& parts) {
+    const graph::RelationGraph& g = *dynamic_cast<const GraphAttr&>(a).graph;
+    const graph::RelationGraphPtr host =
+        g.device().is_cpu() ? g.shared_from_this() : g.to(Device{});
+    ints = {host->num_src(), host->num_dst(), static_cast<int64_t>(host->id_dtype())};
+    for (const graph::IdArray* arr : {&host->coo().src, &host->coo().dst}) {
+      Tensor t = empty({arr->length}, arr->dtype);
+      if (arr->length > 0)
+        std::memcpy(t.data_ptr(), arr->storage->data(),
+                    static_cast<size_t>(arr->length) * dtype_size(arr->dtype));
+      parts.push_back(t);
+    }
+  };
+  codec.decode = [](const std::vector<int64_t>& ints, const TensorList& parts) -> OpaquePtr {
+    NW_CHECK(ints.size() == 3 && parts.size() == 2, ValueError,
+             "program file: a relation_graph record needs 3 integers and 2 arrays");
+    NW_CHECK(ints[2] == static_cast<int64_t>(DType::Int32) ||
+                 ints[2] == static_cast<int64_t>(DType::Int64),
+             ValueError, "program file: a relation_graph's id dtype code ", ints[2],
+             " is not int32/int64");
+    const auto id = static_cast<DType>(ints[2]);
+    NW_CHECK(parts[0].dim() == 1 && parts[1].dim() == 1 && parts[0].numel() == parts[1].numel(),
+             ValueError, "program file: a relation_graph's src and dst must be 1-D and as long");
+    auto ids = [&](const Tensor& t) {
+      return graph::IdArray::from_host(t.data_ptr(), t.dtype(), t.numel(), id);
+    };
+    // from_coo checks every id against the node counts (ValueError on a corrupt file).
+    return std::make_shared<GraphAttr>(
+        graph::RelationGraph::from_coo(ints[0], ints[1], ids(parts[0]), ids(parts[1])));
+  };
+  jit::register_opaque_codec("relation_graph", std::move(codec));
+}
+
+}  // namespace
 
 const GraphOpKinds& kinds() {
   static GraphOpKinds k = [] {
@@ -20,6 +64,7 @@ const GraphOpKinds& kinds() {
     r.gather_mm_grad_b = register_extension_op(gather_mm_grad_b_def());
     r.segment_mm = register_extension_op(segment_mm_def());
     r.segment_mm_grad_b = register_extension_op(segment_mm_grad_b_def());
+    register_graph_codec();
     return r;
   }();
   return k;

@@ -6,6 +6,7 @@
 
 #include "core_framework/autograd/grad_mode.h"
 #include "core_framework/autograd/node.h"
+#include "core_framework/engine/dispatch_observer.h"
 #include "core_framework/engine/functional.h"
 
 namespace nodeweave {
@@ -141,7 +142,10 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
     TensorList out;
     if (run) {
       out = n->apply(std::move(grads));
-      if (!retain_graph) n->release_variables();
+      if (!retain_graph) {
+        n->release_variables();
+        if (DispatchObserver* obs = dispatch_observer()) obs->on_autograd_released(n);
+      }
     }
     auto& edges = n->next_edges();
     for (size_t i = 0; i < edges.size(); ++i) {

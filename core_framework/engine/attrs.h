@@ -31,6 +31,8 @@ class Attrs {
 
   size_t size() const { return values_.size(); }
   const AttrValue& operator[](size_t i) const { return values_[i]; }
+  // For rewriting a stored call (a loaded program's opaque attributes are filled in in place).
+  AttrValue& mutable_at(size_t i) { return values_[i]; }
   void push_back(AttrValue v) { values_.push_back(std::move(v)); }
 
   int64_t i(size_t k) const { return get<int64_t>(k); }

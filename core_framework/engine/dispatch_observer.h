@@ -27,6 +27,9 @@ class DispatchObserver {
     (void)source;
     (void)alias;
   }
+  // A backward pass without retain_graph has run and freed the autograd node `grad_fn` (an
+  // op's Node): the op's recorded history is spent.
+  virtual void on_autograd_released(const void* grad_fn) { (void)grad_fn; }
   // Autograd is about to write the .grad of leaf `variable` (backward() rather than grad()).
   virtual void on_grad_write(const Tensor& variable) { (void)variable; }
 };

@@ -90,7 +90,9 @@ std::string print(const Program& p) {
     if (val.source != ValueSource::Capture && val.source != ValueSource::Constant) continue;
     os << "  " << value_ref(static_cast<int64_t>(v)) << ": " << type_str(val.type) << " = ";
     const Tensor& t = p.tensors[static_cast<size_t>(val.index)];
-    if (val.source == ValueSource::Constant && t.defined() && t.numel() <= kInlineElements)
+    if (val.source == ValueSource::Constant && t.defined() && t.impl()->wrapped_number)
+      os << "scalar " << constant_literal(t) << "\n";
+    else if (val.source == ValueSource::Constant && t.defined() && t.numel() <= kInlineElements)
       os << "constant " << constant_literal(t) << "\n";
     else
       os << (val.source == ValueSource::Capture ? "capture #" : "constant #") << val.index << "\n";
@@ -181,17 +183,23 @@ class Parser {
     } while (accept(','));
     expect('=');
     skip();
-    if (starts_word("capture") || starts_word("constant")) {
+    if (starts_word("capture") || starts_word("constant") || starts_word("scalar")) {
       NW_CHECK(outs.size() == 1, ValueError, where(), "a capture or constant defines one value");
-      const bool capture = starts_word("capture");
-      word();
+      const std::string kind = word();
+      const bool capture = kind == "capture";
       skip();
       Tensor t;
       if (accept('#')) {
+        NW_CHECK(kind != "scalar", ValueError, where(), "a scalar is written out, not `#k`");
         integer();  // a reference to a tensor the text does not hold: a placeholder
       } else {
         NW_CHECK(!capture, ValueError, where(), "a capture is written `capture #k`");
         t = literal(outs[0].second);
+        if (kind == "scalar") {
+          NW_CHECK(t.dim() == 0, ValueError, where(), "a scalar has shape [], got ",
+                   shape_str(t.shape()));
+          t.impl()->wrapped_number = true;
+        }
       }
       p_.tensors.push_back(t);
       define(outs[0].first, outs[0].second, capture ? ValueSource::Capture : ValueSource::Constant,
@@ -246,12 +254,11 @@ class Parser {
   }
 
   OpKind op_kind(std::string name, bool& inplace) {
-    static const std::map<std::string, OpKind> by_name = [] {
-      std::map<std::string, OpKind> m;
+    // Built per parse: layers above the engine add ops at startup, after any earlier parse.
+    if (by_name_.empty())
       for (int k = 0; k < num_registered_ops(); ++k)
-        m.emplace(op_def(static_cast<OpKind>(k)).name, static_cast<OpKind>(k));
-      return m;
-    }();
+        by_name_.emplace(op_def(static_cast<OpKind>(k)).name, static_cast<OpKind>(k));
+    const auto& by_name = by_name_;
     auto it = by_name.find(name);
     if (it == by_name.end() && !name.empty() && name.back() == '_') {
       inplace = true;
@@ -448,6 +455,7 @@ class Parser {
   int line_ = 1;
   Program p_;
   std::vector<bool> defined_;
+  std::map<std::string, OpKind> by_name_;
 };
 
 }  // namespace

@@ -94,6 +94,7 @@ void Tracer::on_op(OpKind kind, const TensorList& inputs, const Attrs& attrs,
     n.outputs.push_back(id);
     bind(t, id);  // an in-place write: later readers see the written state
     varies_[static_cast<size_t>(id)] = varies;
+    if (t.grad_fn()) node_of_grad_fn_[t.grad_fn().get()] = p_.nodes.size();
   }
   p_.nodes.push_back(std::move(n));
 }
@@ -129,6 +130,11 @@ void Tracer::on_alias(const Tensor& source, const Tensor& alias) {
   }
 }
 
+void Tracer::on_autograd_released(const void* grad_fn) {
+  auto it = node_of_grad_fn_.find(grad_fn);
+  if (it != node_of_grad_fn_.end()) p_.nodes[it->second].grad_enabled = false;
+}
+
 void Tracer::on_grad_write(const Tensor& variable) {
   throw TracingError(str_cat("jit: backward() writes the .grad of a leaf tensor (",
                              dtype_name(variable.dtype()), shape_str(variable.shape()),
@@ -140,6 +146,7 @@ void Tracer::abort() {
   uninstall();
   ids_.clear();
   varies_.clear();
+  node_of_grad_fn_.clear();
   pending_.clear();
   keep_.clear();
   p_ = Program();
@@ -154,6 +161,7 @@ Program Tracer::finish(const TensorList& outputs) {
   uninstall();
   ids_.clear();
   varies_.clear();
+  node_of_grad_fn_.clear();
   pending_.clear();
   keep_.clear();
   copy_written_constants(p_);

@@ -12,6 +12,11 @@
 // TracingError: the code after it was traced for this run's value only. A read of a value that
 // does not (a check on graph degrees, a parameter's norm) becomes a Guard: each run checks that
 // the value is unchanged. backward() writing a leaf's .grad is refused too (not replayed yet).
+//
+// A forward op whose autograd history the traced code spent (grad() without retain_graph) is
+// recorded as not recording autograd: its backward is in the program already, and eager code
+// could not have differentiated through it again either. Replays then build no autograd graph
+// nobody reads, and keep no activations alive for it.
 #pragma once
 #include <memory>
 #include <unordered_map>
@@ -49,6 +54,7 @@ class Tracer final : public DispatchObserver {
   void on_read(const Tensor& t, const char* what) override;
   void on_grad_write(const Tensor& variable) override;
   void on_alias(const Tensor& source, const Tensor& alias) override;
+  void on_autograd_released(const void* grad_fn) override;
 
  private:
   int64_t value_of(const Tensor& t);
@@ -59,6 +65,9 @@ class Tracer final : public DispatchObserver {
   Program p_;
   std::unordered_map<const TensorImpl*, int64_t> ids_;
   std::vector<bool> varies_;  // per value: depends on an input
+  // The node recorded for each autograd Node the trace's ops made: a backward that frees the
+  // Node spends that history, so replays need not record it again (autograd_released).
+  std::unordered_map<const void*, size_t> node_of_grad_fn_;
   // Every tensor seen stays alive until finish(), so no freed impl's address is reused by a new
   // tensor that would then be taken for the old value.
   std::vector<Tensor> keep_;

@@ -1,8 +1,10 @@
 // Static mode (core_framework/jit): the tracer, programs (text, passes) and the executor, as
 // nodeweave._C.jit; nodeweave.core.jit builds the user-facing trace() on them.
+#include "backend/native/op_util.h"
 #include "core_framework/jit/executor.h"
 #include "core_framework/jit/ir_text.h"
 #include "core_framework/jit/passes/passes.h"
+#include "core_framework/jit/program_file.h"
 #include "core_framework/jit/tracer.h"
 #include "py_convert.h"
 
@@ -63,6 +65,21 @@ void bind_jit(pyb::module_& m) {
              return r;
            })
       .def_property_readonly("program", &Executor::program);
+  // Loading needs the codecs of every opaque kind: the graph ops register theirs with the ops.
+  m.def("save_program", &jit::save_program, pyb::arg("program"), pyb::arg("path"));
+  m.def(
+      "load_program",
+      [](const std::string& path) {
+        backend::kinds();
+        return jit::load_program(path);
+      },
+      pyb::arg("path"));
+  m.def("serialize_program",
+        [](const Program& p) { return pyb::bytes(jit::serialize_program(p)); });
+  m.def("deserialize_program", [](const pyb::bytes& b) {
+    backend::kinds();
+    return jit::deserialize_program(std::string(b), "program bytes");
+  });
 }
 
 }  // namespace nodeweave::py

@@ -235,3 +235,80 @@ def test_an_exception_in_the_traced_function_leaves_no_trace_behind():
         f(nc.ones(2))
     assert f(nc.ones(2)).tolist() == [2.0, 2.0]
     assert f(nc.ones(2)).tolist() == [2.0, 2.0] and len(calls) == 2
+
+
+def _inference_program(tmp_path, rng, kind):
+    g = _graph(rng, n=40, e=160)
+    layer = _layer(kind)
+    layer.eval()
+    x = nc.tensor(rng.standard_normal((40, 8)).astype(np.float32))
+    with nc.no_grad():
+        f = nc.jit.trace(lambda feats: layer(g, feats))
+        want = f(x)
+    path = tmp_path / f"{kind}.nwp"
+    nc.jit.save(f, str(path))
+    np.save(tmp_path / "x.npy", x.numpy())
+    return path, want.numpy()
+
+
+@pytest.mark.parametrize("kind", ["gcn", "gat"])
+def test_saved_program_runs_bit_identically_in_a_fresh_process(tmp_path, rng, kind):
+    import subprocess
+    import sys
+
+    path, want = _inference_program(tmp_path, rng, kind)
+    code = (
+        "import sys, numpy as np, nodeweave.core as nc\n"
+        "nc.set_num_threads(1)\n"
+        "prog = nc.jit.load(sys.argv[1])\n"
+        "(out,) = prog(nc.from_numpy(np.load(sys.argv[2])))\n"
+        "np.save(sys.argv[3], out.numpy())\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(path), str(tmp_path / "x.npy"), str(tmp_path / "out.npy")],
+                   check=True, timeout=120)
+    got = np.load(tmp_path / "out.npy")
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()  # bit for bit, one thread in both processes
+
+
+def test_nodeweave_run_command_line(tmp_path, rng):
+    import subprocess
+    import sys
+
+    path, want = _inference_program(tmp_path, rng, "sage")
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "nodeweave.core.jit_run", *map(str, args)],
+                              capture_output=True, text=True, timeout=120)
+
+    r = run(path, tmp_path / "x.npy", "--out", tmp_path / "res", "--threads", 1)
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "res" / "output_0.npy"), want)
+    r = run(path, "--print")
+    assert r.returncode == 0 and r.stdout.startswith("program(%0: float32[40, 8])")
+    np.save(tmp_path / "bad.npy", np.ones((3, 8), np.float32))
+    (tmp_path / "junk.nwp").write_bytes(b"not a program")
+    truncated = tmp_path / "cut.nwp"
+    truncated.write_bytes(path.read_bytes()[:-5])
+    for args, msg in [((path,), "takes 1 inputs, got 0"),
+                      ((path, tmp_path / "bad.npy"), "input 0 must be float32[40, 8]"),
+                      ((path, tmp_path / "missing.npy"), "cannot read"),
+                      ((tmp_path / "junk.nwp",), "not a nodeweave program file"),
+                      ((truncated,), "truncated"),
+                      ((tmp_path / "none.nwp",), "cannot open")]:
+        r = run(*args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert msg in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_save_refuses_what_is_not_a_program(tmp_path):
+    with pytest.raises(nwerr.TypeError, match="traced function or a Program"):
+        nc.jit.save(lambda x: x, str(tmp_path / "f.nwp"))
+    with pytest.raises(nwerr.ValueError, match="newer than this nodeweave"):
+        f = nc.jit.trace(lambda x: x * 2)
+        f(nc.ones(2))
+        nc.jit.save(f, str(tmp_path / "f.nwp"))
+        data = bytearray((tmp_path / "f.nwp").read_bytes())
+        data[8] = 9
+        (tmp_path / "g.nwp").write_bytes(bytes(data))
+        nc.jit.load(str(tmp_path / "g.nwp"))

@@ -21,8 +21,13 @@ the same dtypes, shapes and devices run the program in C++. The program is plain
 program(%0: float32[1, 2]) {
   %1: float32[2, 2] = capture #0
 ...
-  %...: float32[1, 2] = mm(%0, %1) grad
+  %6: float32[1, 2] = mm(%0, %1)
+  %7: float32[1, 2] = relu(%6)
 ...
+  %19: float32[2, 2] = mm(%18, %17)
+  return (%9, %19)
+}
+<BLANKLINE>
 
 What is recorded is what ran, so Python control flow is fixed at trace time, as with
 ``torch.jit.trace``. The guards make that safe where they can: a call whose tensors differ in
@@ -48,7 +53,7 @@ from nodeweave import _C
 from nodeweave import errors as nwerr
 from nodeweave._C import Tensor
 
-__all__ = ["trace", "compile", "TracedFunction", "Program", "pass_names"]
+__all__ = ["trace", "compile", "TracedFunction", "Program", "pass_names", "save", "load", "LoadedProgram"]
 
 Program = _C._jit.Program
 
@@ -258,3 +263,49 @@ def trace(fn: Callable | None = None, *, retrace: bool = True, disable_passes: t
 
 
 compile = trace  # noqa: A001  (the name the design uses for the decorator)
+
+
+def save(fn_or_program: Any, path: str) -> None:
+    """Writes a program (a :class:`Program`, or the latest program of a :class:`TracedFunction`)
+    to ``path``: its text, parameters at their current values, constants and graphs, in a
+    versioned, checksummed file written atomically. :func:`load` runs it in any process, with no
+    model code.
+
+    >>> import os, tempfile, nodeweave.core as nc
+    >>> w = nc.tensor([[2.0, 0.0], [0.0, 3.0]])
+    >>> f = nc.jit.trace(lambda x: nc.relu(x @ w))
+    >>> _ = f(nc.ones(1, 2))
+    >>> path = os.path.join(tempfile.mkdtemp(), "f.nwp")
+    >>> nc.jit.save(f, path)
+    >>> nc.jit.load(path)(nc.tensor([[1.0, -1.0]]))[0].tolist()
+    [[2.0, 0.0]]
+    """
+    program = fn_or_program.program if isinstance(fn_or_program, TracedFunction) else fn_or_program
+    if not isinstance(program, Program):
+        raise nwerr.TypeError(f"jit.save: expected a traced function or a Program, got {type(fn_or_program).__name__}")
+    _C._jit.save_program(program, str(path))
+
+
+class LoadedProgram:
+    """A program read by :func:`load`: call it with the program's input tensors, in order; it
+    returns the outputs as a tuple (a guard that fails raises :class:`~nodeweave.errors.GuardFailure`:
+    a loaded program cannot trace again)."""
+
+    def __init__(self, program: Program) -> None:
+        self._executor = _C._jit.Executor(program)
+
+    @property
+    def program(self) -> Program:
+        return self._executor.program
+
+    def __call__(self, *inputs: Tensor) -> tuple:
+        for i, t in enumerate(inputs):
+            if not isinstance(t, Tensor):
+                raise nwerr.TypeError(f"jit: input {i} must be a nodeweave tensor, got {type(t).__name__}")
+        return tuple(self._executor.run(list(inputs)))
+
+
+def load(path: str) -> LoadedProgram:
+    """Reads a program :func:`save` wrote (``ValueError`` naming what is wrong with a file that is
+    not one, is truncated or corrupt, or comes from a newer nodeweave)."""
+    return LoadedProgram(_C._jit.load_program(str(path)))

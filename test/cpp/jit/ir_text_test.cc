@@ -15,14 +15,16 @@ TEST(IrText, RoundTripsEveryKindOfLine) {
       "  %3: float32[] = constant 2.5\n"
       "  %4: int64[3] = constant [1, -2, 3]\n"
       "  %5: bool[2] = constant [true, false]\n"
-      "  %6: float32[4, 16] = mm(%0, %2) grad\n"
-      "  %7: float32[4, 16] = mul_(%6, %3)\n"
-      "  %8: float32[4, 16], %9: int64[4, 16] = sort(%7) {1, false}\n"
-      "  %10: float32[4] = sum(%8) {[1], false, dtype(float64)}\n"
-      "  %11: float32[4, 16] = leaky_relu(%7) {0.01}\n"
+      "  %6: float64[] = scalar 0.5\n"
+      "  %7: float32[4, 16] = mm(%0, %2) grad\n"
+      "  %8: float32[4, 16] = mul_(%7, %3)\n"
+      "  %9: float32[4, 16], %10: int64[4, 16] = sort(%8) {1, false}\n"
+      "  %11: float32[4] = sum(%9) {[1], false, dtype(float64)}\n"
+      "  %12: float32[4, 16] = leaky_relu(%8) {0.01}\n"
+      "  %13: float32[4, 16] = mul(%12, %6)\n"
       "  guard %3 == 2.5\n"
-      "  guard %11 == #1\n"
-      "  return (%10, %9, %4, %5, %11)\n"
+      "  guard %12 == #1\n"
+      "  return (%11, %10, %4, %5, %13)\n"
       "}\n";
   EXPECT_EQ(print(parse(text)), text);
 }

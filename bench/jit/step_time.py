@@ -1,0 +1,163 @@
+"""A training step run eagerly and as a traced program (nodeweave.core.jit), in one run, same
+threads: the step is forward, gradients (``nc.autograd.grad``) and an Adam update, with dropout on.
+
+Cases:
+- ``gcn-cora`` / ``gat-cora``: bench/models/epoch_time.py's GCN (16 hidden) and GAT (8 heads x 8)
+  on Cora, full graph;
+- ``gin-mutag``: examples/gin.py's GIN (5 layers, 64 hidden, batch norm, sum pooling) on one fixed
+  batch of 32 MUTAG graphs (about 570 nodes): small tensors, so the Python per op dominates;
+- ``mlp-small``: a 4-layer MLP (64 wide) on 64 rows: the overhead-bound extreme.
+
+The traced step replays through the same kernels, so what it saves is the Python and autograd
+bookkeeping per op; the fusion and memory-planning passes of the design are not in yet. Each case
+interleaves eager and traced steps and reports medians of --reps steps after --warmup.
+
+Run:  NODEWEAVE_DATA_DIR=../shared/data .venv/bin/python bench/jit/step_time.py [--threads 1] [--reps 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import nodeweave as nw
+import nodeweave.core as nc
+from nodeweave.core import nn, optim
+from nodeweave.nn import GATConv, GINConv, GraphConv, SumPooling
+
+F = nn.functional
+
+
+class GCN(nn.Module):
+    def __init__(self, i, h, o):
+        super().__init__()
+        self.c1, self.c2, self.drop = GraphConv(i, h, activation=F.relu), GraphConv(h, o), nn.Dropout(0.5)
+
+    def forward(self, g, x):
+        return self.c2(g, self.drop(self.c1(g, self.drop(x))))
+
+
+class GAT(nn.Module):
+    def __init__(self, i, h, o, heads=8):
+        super().__init__()
+        self.c1 = GATConv(i, h, heads, feat_drop=0.6, attn_drop=0.6, activation=F.elu)
+        self.c2 = GATConv(h * heads, o, 1, feat_drop=0.6, attn_drop=0.6)
+
+    def forward(self, g, x):
+        return self.c2(g, self.c1(g, x).flatten(1)).mean(1)
+
+
+class GINMLP(nn.Module):
+    def __init__(self, i, h, o):
+        super().__init__()
+        self.fc1, self.bn, self.fc2 = nn.Linear(i, h), nn.BatchNorm1d(h), nn.Linear(h, o)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.bn(self.fc1(x))))
+
+
+class GIN(nn.Module):
+    def __init__(self, i, h, o, layers=5):
+        super().__init__()
+        self.convs = nn.ModuleList(GINConv(GINMLP(i if k == 0 else h, h, h), "sum") for k in range(layers - 1))
+        self.norms = nn.ModuleList(nn.BatchNorm1d(h) for _ in range(layers - 1))
+        self.heads = nn.ModuleList(nn.Linear(i if k == 0 else h, o) for k in range(layers))
+        self.pool, self.drop = SumPooling(), nn.Dropout(0.5)
+
+    def forward(self, g, x):
+        hs, h = [x], x
+        for conv, norm in zip(self.convs, self.norms):
+            h = F.relu(norm(conv(g, h)))
+            hs.append(h)
+        score = 0
+        for head, h in zip(self.heads, hs):
+            score = score + self.drop(head(self.pool(g, h)))
+        return score
+
+
+class MLP(nn.Module):
+    def __init__(self, i, h, o):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(i, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(),
+                                 nn.Linear(h, o))
+
+    def forward(self, g, x):
+        return self.net(x)
+
+
+def cases():
+    from nodeweave import data
+
+    cora = data.CoraGraphDataset()[0]
+    cora = nw.add_self_loop(nw.remove_self_loop(cora))
+    x, y = cora.ndata["feat"], cora.ndata["label"]
+    yield "gcn-cora", GCN(x.shape[1], 16, 7), cora, x, y
+    yield "gat-cora", GAT(x.shape[1], 8, 7), cora, x, y
+    mutag = data.TUDataset("MUTAG")
+    graphs, labels = zip(*(mutag[i] for i in range(32)))
+    bg = nw.batch(list(graphs))
+    feat = nc.tensor(np.asarray(bg.ndata["feat"].numpy(), np.float32).reshape(bg.num_nodes(), -1))
+    ys = nc.tensor(np.array([int(np.asarray(lab).reshape(-1)[0]) for lab in labels]))
+    yield "gin-mutag", GIN(feat.shape[1], 64, 2), bg, feat, ys
+    rng = np.random.default_rng(0)
+    yield ("mlp-small", MLP(32, 64, 8), None, nc.tensor(rng.standard_normal((64, 32), dtype=np.float32)),
+           nc.tensor(rng.integers(0, 8, 64)))
+
+
+def measure(name, model, g, x, y, reps, warmup):
+    params = list(model.parameters())
+    opt = optim.Adam(params, lr=0.01)
+    model.train()
+
+    def step(feats):
+        loss = F.cross_entropy(model(g, feats), y)
+        return loss, nc.autograd.grad(loss, params)
+
+    compiled = nc.jit.trace(step)
+
+    def run(fn):
+        loss, grads = fn(x)
+        for p, gr in zip(params, grads):
+            p.grad = gr
+        opt.step()
+
+    for _ in range(warmup):
+        run(step)
+        run(compiled)
+    eager, traced = [], []
+    for _ in range(reps):
+        for fn, out in ((step, eager), (compiled, traced)):
+            t0 = time.perf_counter()
+            run(fn)
+            out.append(time.perf_counter() - t0)
+    e, t = statistics.median(eager), statistics.median(traced)
+    return {"case": name, "eager_ms": 1e3 * e, "jit_ms": 1e3 * t, "speedup": e / t,
+            "nodes": compiled.program.num_nodes, "traces": compiled.num_traces}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--reps", type=int, default=30)
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--cases", default="gcn-cora,gat-cora,gin-mutag,mlp-small")
+    args = p.parse_args()
+    nc.set_num_threads(args.threads)
+    wanted = args.cases.split(",")
+    print(f"threads {args.threads}, median of {args.reps} steps (forward, grad, Adam) after {args.warmup}")
+    print("| case | eager ms | traced ms | eager / traced | program nodes |")
+    print("|---|---:|---:|---:|---:|")
+    for name, model, g, x, y in cases():
+        if name not in wanted:
+            continue
+        nc.manual_seed(0)
+        r = measure(name, model, g, x, y, args.reps, args.warmup)
+        assert r["traces"] == 1, f"{name}: traced {r['traces']} times"
+        print(f"| {name} | {r['eager_ms']:.2f} | {r['jit_ms']:.2f} | {r['speedup']:.2f} | {r['nodes']} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
