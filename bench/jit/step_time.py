@@ -9,7 +9,11 @@ Cases:
 - ``mlp-small``: a 4-layer MLP (64 wide) on 64 rows: the overhead-bound extreme.
 
 The traced step replays through the same kernels, so what it saves is the Python and autograd
-bookkeeping per op; the fusion and memory-planning passes of the design are not in yet. Each case
+bookkeeping per op; the fusion passes of the design are not in yet. The peak columns are the most
+tensor storage allocated during a step beyond what was allocated before it (nc.max_memory_allocated);
+the traced step's buffers reused by the memory plan (core_framework/jit/memory_plan.h, the arena in
+parentheses) persist between steps and are counted once, when first allocated, so the traced peak
+shows what each step allocates anew. Each case
 interleaves eager and traced steps and reports medians of --reps steps after --warmup.
 
 Run:  NODEWEAVE_DATA_DIR=../shared/data .venv/bin/python bench/jit/step_time.py [--threads 1] [--reps 30]
@@ -127,15 +131,20 @@ def measure(name, model, g, x, y, reps, warmup):
     for _ in range(warmup):
         run(step)
         run(compiled)
-    eager, traced = [], []
+    eager, traced, peak = [], [], {step: 0, compiled: 0}
     for _ in range(reps):
         for fn, out in ((step, eager), (compiled, traced)):
+            base = nc.memory_allocated()
+            nc.reset_peak_memory_stats()
             t0 = time.perf_counter()
             run(fn)
             out.append(time.perf_counter() - t0)
+            peak[fn] = max(peak[fn], nc.max_memory_allocated() - base)
     e, t = statistics.median(eager), statistics.median(traced)
     return {"case": name, "eager_ms": 1e3 * e, "jit_ms": 1e3 * t, "speedup": e / t,
-            "nodes": compiled.program.num_nodes, "traces": compiled.num_traces}
+            "nodes": compiled.program.num_nodes, "traces": compiled.num_traces,
+            "eager_peak_mb": peak[step] / 2**20, "jit_peak_mb": peak[compiled] / 2**20,
+            "arena_mb": compiled.memory["arena"] / 2**20}
 
 
 def main() -> None:
@@ -148,15 +157,16 @@ def main() -> None:
     nc.set_num_threads(args.threads)
     wanted = args.cases.split(",")
     print(f"threads {args.threads}, median of {args.reps} steps (forward, grad, Adam) after {args.warmup}")
-    print("| case | eager ms | traced ms | eager / traced | program nodes |")
-    print("|---|---:|---:|---:|---:|")
+    print("| case | eager ms | traced ms | eager / traced | program nodes | peak MB eager | peak MB traced (arena) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, model, g, x, y in cases():
         if name not in wanted:
             continue
         nc.manual_seed(0)
         r = measure(name, model, g, x, y, args.reps, args.warmup)
         assert r["traces"] == 1, f"{name}: traced {r['traces']} times"
-        print(f"| {name} | {r['eager_ms']:.2f} | {r['jit_ms']:.2f} | {r['speedup']:.2f} | {r['nodes']} |", flush=True)
+        print(f"| {name} | {r['eager_ms']:.2f} | {r['jit_ms']:.2f} | {r['speedup']:.2f} | {r['nodes']} | "
+              f"{r['eager_peak_mb']:.2f} | {r['jit_peak_mb']:.2f} ({r['arena_mb']:.2f}) |", flush=True)
 
 
 if __name__ == "__main__":

@@ -190,6 +190,16 @@ TensorList dispatch(OpKind kind, const TensorList& inputs, const Attrs& attrs) {
   return outputs;
 }
 
+void dispatch_into(OpKind kind, const TensorList& inputs, const Attrs& attrs, TensorList& outputs) {
+  OpTimer timer(kind);
+  const OpDef& def = op_def(kind);
+  const Device dev = common_device(def, inputs);
+  KernelFn kernel = def.kernels[device_slot(dev)];
+  if (!kernel) throw NotImplementedError(str_cat(def.name, ": no kernel for device ", dev.str()));
+  kernel(inputs, attrs, outputs);
+  if (observe_now()) t_observer->on_op(kind, inputs, attrs, outputs);
+}
+
 Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others, const Attrs& attrs) {
   OpTimer timer(kind);
   const OpDef& def = op_def(kind);

@@ -16,6 +16,9 @@ TensorList dispatch(OpKind kind, const TensorList& inputs, const Attrs& attrs = 
 inline Tensor dispatch1(OpKind kind, const TensorList& inputs, const Attrs& attrs = {}) {
   return dispatch(kind, inputs, attrs)[0];
 }
+// Runs an op into outputs the caller allocated with the op's inferred types (a static program's
+// planned buffers). No autograd is recorded: for callers that run with recording off.
+void dispatch_into(OpKind kind, const TensorList& inputs, const Attrs& attrs, TensorList& outputs);
 // Runs an elementwise op writing into inputs[0] (add_, mul_, clamp_, ...), with autograd.
 Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others,
                          const Attrs& attrs = {});

@@ -17,8 +17,9 @@ std::string type_text(const ValueType& t) {
 
 }  // namespace
 
-Executor::Executor(Program program) : program_(std::move(program)) {
+Executor::Executor(Program program, bool plan_memory) : program_(std::move(program)) {
   program_.verify();
+  if (plan_memory) plan_ = jit::plan_memory(program_);
   const Program& p = program_;
   for (const Value& v : p.values) {
     if (v.source != ValueSource::Capture && v.source != ValueSource::Constant) continue;
@@ -60,6 +61,13 @@ Executor::Executor(Program program) : program_(std::move(program)) {
       release_after_[static_cast<size_t>(last[v])].push_back(static_cast<int64_t>(v));
 }
 
+bool Executor::planned_node(size_t k) const {
+  if (plan_.buffer_of.empty()) return false;
+  for (int64_t b : plan_.buffer_of[k])
+    if (b >= 0) return true;
+  return false;
+}
+
 void Executor::check_guard(size_t g, const Tensor& value) const {
   const Guard& guard = program_.guards[g];
   const Tensor got = contiguous(value.device().is_cpu() ? value : to_device(value, Device{}));
@@ -74,6 +82,13 @@ void Executor::check_guard(size_t g, const Tensor& value) const {
 
 TensorList Executor::run(const TensorList& inputs) const {
   const Program& p = program_;
+  std::unique_lock<std::mutex> lock(arena_mu_, std::defer_lock);
+  if (!plan_.buffer_bytes.empty()) {
+    lock.lock();
+    if (arena_.empty())
+      for (size_t b = 0; b < plan_.buffer_bytes.size(); ++b)
+        arena_.push_back(std::make_shared<Storage>(plan_.buffer_bytes[b], plan_.buffer_device[b]));
+  }
   NW_CHECK(inputs.size() == p.inputs.size(), ValueError, "jit: the program takes ", p.inputs.size(),
            " tensors, got ", inputs.size());
   std::vector<Tensor> env(p.values.size());
@@ -89,6 +104,11 @@ TensorList Executor::run(const TensorList& inputs) const {
     const Value& val = p.values[v];
     if (val.source == ValueSource::Capture || val.source == ValueSource::Constant)
       env[v] = p.tensors[static_cast<size_t>(val.index)];
+    if (val.source == ValueSource::Capture && env[v].requires_grad() != val.requires_grad)
+      throw GuardFailure(
+          str_cat("jit: captured tensor %", v, " ",
+                  val.requires_grad ? "no longer requires" : "now requires",
+                  " grad; which ops record autograd was traced for the other setting"));
   }
   for (size_t g : guards_first_) check_guard(g, env[static_cast<size_t>(p.guards[g].value)]);
   const bool grad_on = GradMode::is_enabled();
@@ -106,7 +126,27 @@ TensorList Executor::run(const TensorList& inputs) const {
       args.clear();
       for (int64_t v : n.inputs)
         args.push_back(v == kNone ? Tensor() : env[static_cast<size_t>(v)]);
-      TensorList outs = dispatch(n.op, args, n.attrs);
+      TensorList outs;
+      if (planned_node(k)) {
+        outs.reserve(n.outputs.size());
+        for (size_t i = 0; i < n.outputs.size(); ++i) {
+          const ValueType& t = p.values[static_cast<size_t>(n.outputs[i])].type;
+          const int64_t b = plan_.buffer_of[k][i];
+          if (b < 0) {
+            outs.push_back(empty(t.shape, t.dtype, t.device));
+            continue;
+          }
+          auto impl = std::make_shared<TensorImpl>();
+          impl->storage = arena_[static_cast<size_t>(b)];
+          impl->shape = t.shape;
+          impl->strides = contiguous_strides(t.shape);
+          impl->dtype = t.dtype;
+          outs.emplace_back(std::move(impl));
+        }
+        dispatch_into(n.op, args, n.attrs, outs);
+      } else {
+        outs = dispatch(n.op, args, n.attrs);
+      }
       for (size_t i = 0; i < n.outputs.size(); ++i)
         env[static_cast<size_t>(n.outputs[i])] = std::move(outs[i]);
     }

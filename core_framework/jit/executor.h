@@ -2,12 +2,16 @@
 // through the dispatcher, with no host-language code per op. A node traced with autograd on runs
 // with autograd on when the caller's grad mode is on (so a traced forward can be differentiated
 // eagerly); nodes traced under no_grad, such as the backward pass, run without it. Each value is
-// released after its last reader, so a run holds no more than the eager code did. Each guard is
-// checked as soon as its value is computed, where the traced code read it: the ops before it ran
-// in the eager code before the read too.
+// released after its last reader, so a run holds no more than the eager code did; nodes that run
+// without autograd write into buffers the memory plan reuses along the program and across runs.
+// Each guard is checked as soon as its value is computed, where the traced code read it: the ops
+// before it ran in the eager code before the read too.
 #pragma once
 #include <stdexcept>
 
+#include <mutex>
+
+#include "core_framework/jit/memory_plan.h"
 #include "core_framework/jit/program.h"
 
 namespace nodeweave::jit {
@@ -21,7 +25,8 @@ class GuardFailure : public std::runtime_error {
 
 class Executor {
  public:
-  explicit Executor(Program program);
+  // plan_memory: run nodes without autograd into reused buffers (memory_plan.h).
+  explicit Executor(Program program, bool plan_memory = true);
 
   // ValueError naming the input when the count, a dtype, a shape or a device differs from the
   // program's; GuardFailure when a guard's value changed. The constructor raises ValueError when
@@ -29,6 +34,7 @@ class Executor {
   TensorList run(const TensorList& inputs) const;
 
   const Program& program() const { return program_; }
+  const MemoryPlan& memory_plan() const { return plan_; }
 
  private:
   Program program_;
@@ -36,6 +42,12 @@ class Executor {
   std::vector<std::vector<size_t>> guards_after_;    // per node: guards on its outputs
   std::vector<size_t> guards_first_;                 // guards on inputs, captures, constants
   void check_guard(size_t g, const Tensor& value) const;
+  bool planned_node(size_t k) const;  // some output of node k goes into a planned buffer
+  MemoryPlan plan_;
+  // The planned buffers, made at the first run and reused by every later one; a run holds the
+  // lock, so two threads never share them.
+  mutable std::vector<StoragePtr> arena_;
+  mutable std::mutex arena_mu_;
 };
 
 }  // namespace nodeweave::jit

@@ -95,7 +95,8 @@ std::string print(const Program& p) {
     else if (val.source == ValueSource::Constant && t.defined() && t.numel() <= kInlineElements)
       os << "constant " << constant_literal(t) << "\n";
     else
-      os << (val.source == ValueSource::Capture ? "capture #" : "constant #") << val.index << "\n";
+      os << (val.source == ValueSource::Capture ? "capture #" : "constant #") << val.index
+         << (val.requires_grad ? " requires_grad" : "") << "\n";
   }
   for (const OpNode& n : p.nodes) {
     os << "  ";
@@ -204,6 +205,10 @@ class Parser {
       p_.tensors.push_back(t);
       define(outs[0].first, outs[0].second, capture ? ValueSource::Capture : ValueSource::Constant,
              static_cast<int64_t>(p_.tensors.size()) - 1);
+      if (capture && starts_word("requires_grad")) {
+        word();
+        p_.values[static_cast<size_t>(outs[0].first)].requires_grad = true;
+      }
       return;
     }
     OpNode n;

@@ -12,14 +12,15 @@
 //   }
 //
 // A type is a dtype name and a shape, with `@cuda:N` after it off the CPU. `capture #k` is tensor
-// k of the program, read by reference; a constant of at most kInlineElements elements is written
-// out (flat, row-major), a larger one as `constant #k`; `scalar` is a Python number's 0-d constant,
-// which does not raise the type of what it meets in type promotion (float32 * 2.0 stays float32). A
-// node is `op(inputs) {attrs}`: the attrs are positional (int `3`, double `1.5`, bool `true`, int
-// list `[0, 1]`, `dtype(float32)`, `opaque(kind)`); a trailing `_` on the op name marks an in-place
-// node, a trailing `grad` one that autograd recorded when traced. `guard %v == literal` is a Guard
-// (program.h); a large expected value is written `#k`. Parsing a `#k` reference or an opaque
-// attribute gives a placeholder: such a program can be printed, verified and rewritten, not run.
+// k of the program, read by reference (`requires_grad` after it when it did when traced); a
+// constant of at most kInlineElements elements is written out (flat, row-major), a larger one as
+// `constant #k`; `scalar` is a Python number's 0-d constant, which does not raise the type of what
+// it meets in type promotion (float32 * 2.0 stays float32). A node is `op(inputs) {attrs}`: the
+// attrs are positional (int `3`, double `1.5`, bool `true`, int list `[0, 1]`, `dtype(float32)`,
+// `opaque(kind)`); a trailing `_` on the op name marks an in-place node, a trailing `grad` one that
+// autograd recorded when traced. `guard %v == literal` is a Guard (program.h); a large expected
+// value is written `#k`. Parsing a `#k` reference or an opaque attribute gives a placeholder: such
+// a program can be printed, verified and rewritten, not run.
 #pragma once
 #include <string>
 

@@ -104,6 +104,7 @@ void Program::compact() {
       continue;
     out.tensors.push_back(tensors[static_cast<size_t>(val.index)]);
     remap[v] = out.add_value(val.type, val.source, static_cast<int64_t>(out.tensors.size()) - 1);
+    out.values[static_cast<size_t>(remap[v])].requires_grad = val.requires_grad;
   }
   for (const OpNode& node : nodes) {
     OpNode n = node;

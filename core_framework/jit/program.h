@@ -39,6 +39,9 @@ struct Value {
   // Input: its position among the program's inputs. Capture / Constant: the tensor's index in
   // Program::tensors. Node: -1 (passes move nodes; the definition is found by scanning).
   int64_t index = -1;
+  // A capture that required grad when traced: which ops record autograd depends on it, so a run
+  // checks it still does (and a loaded program's tensor is made to).
+  bool requires_grad = false;
 };
 
 // A node input that is an undefined tensor (an optional operand left out).
@@ -50,7 +53,9 @@ struct OpNode {
   Attrs attrs;
   std::vector<int64_t> outputs;  // value ids
   bool inplace = false;          // writes inputs[0]; outputs[0] aliases it
-  bool grad_enabled = false;  // autograd recorded this op when traced (forward of a training step)
+  // Autograd recorded this op when traced (an input required grad, grad mode was on) and the traced
+  // code did not spend that history: a run under grad mode records it again.
+  bool grad_enabled = false;
 };
 
 // A value the traced code read into the host program (item(), bool(), numpy()) that did not depend

@@ -218,6 +218,9 @@ Program deserialize_program(const std::string& bytes, const std::string& what) {
     t = r.tensor();
     t.impl()->wrapped_number = scalar;
   }
+  for (const Value& v : p.values)
+    if (v.source == ValueSource::Capture && v.requires_grad)
+      p.tensors[static_cast<size_t>(v.index)].set_requires_grad(true);
   const uint64_t n_guards = r.count("guards");
   NW_CHECK(n_guards == p.guards.size(), ValueError, what, ": the text declares ", p.guards.size(),
            " guards but the file holds ", n_guards, " expected values");

@@ -64,6 +64,7 @@ int64_t Tracer::value_of(const Tensor& t) {
     id = p_.add_tensor(snapshot, ValueSource::Constant);
   } else {
     id = p_.add_tensor(t, ValueSource::Capture);
+    p_.values[static_cast<size_t>(id)].requires_grad = t.requires_grad();
   }
   bind(t, id);
   return id;
@@ -80,7 +81,9 @@ void Tracer::on_op(OpKind kind, const TensorList& inputs, const Attrs& attrs,
   OpNode n;
   n.op = kind;
   n.attrs = attrs;
-  n.grad_enabled = GradMode::is_enabled();
+  // Autograd recorded it exactly when an output now requires grad.
+  for (const Tensor& t : outputs)
+    n.grad_enabled = n.grad_enabled || (t.defined() && t.requires_grad());
   n.inplace = outputs.size() == 1 && !inputs.empty() && inputs[0].defined() &&
               outputs[0].is_same(inputs[0]);
   n.inputs.reserve(inputs.size());

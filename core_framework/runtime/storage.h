@@ -34,4 +34,11 @@ class Storage {
 
 using StoragePtr = std::shared_ptr<Storage>;
 
+// Bytes of owned storage alive now on a device type, and the most alive at once since the last
+// reset (PyTorch's memory_allocated / max_memory_allocated, for every device). Borrowed memory
+// (NumPy, DLPack) is not counted.
+int64_t storage_bytes_in_use(Device device);
+int64_t storage_peak_bytes(Device device);
+void reset_storage_peak(Device device);
+
 }  // namespace nodeweave

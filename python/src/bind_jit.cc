@@ -56,7 +56,13 @@ void bind_jit(pyb::module_& m) {
       .def("depends_on_input",
            [](const Tracer& t, pyb::handle x) { return t.depends_on_input(tensor_arg(x, "x")); });
   pyb::class_<Executor>(m, "Executor")
-      .def(pyb::init<Program>(), pyb::arg("program"))
+      .def(pyb::init<Program, bool>(), pyb::arg("program"), pyb::arg("plan_memory") = true)
+      .def_property_readonly("planned_bytes",
+                             [](const Executor& e) { return e.memory_plan().planned_bytes; })
+      .def_property_readonly("arena_bytes",
+                             [](const Executor& e) { return e.memory_plan().arena_bytes; })
+      .def_property_readonly("buffer_of",
+                             [](const Executor& e) { return e.memory_plan().buffer_of; })
       .def("run",
            [](const Executor& e, const pyb::sequence& inputs) {
              TensorList outs = e.run(tensor_list(inputs, "input"));

@@ -278,6 +278,16 @@ void bind_tensor(pyb::module_& m) {
   m.def("manual_seed", [](uint64_t s) { default_generator().manual_seed(s); });
   m.def("initial_seed", []() { return default_generator().initial_seed(); });
   m.def("set_num_threads", &set_num_threads);
+  // Bytes of tensor storage (PyTorch's torch.cuda.memory_allocated names, for any device).
+  m.def(
+      "memory_allocated", [](pyb::handle d) { return storage_bytes_in_use(parse_device(d)); },
+      pyb::arg("device") = "cpu");
+  m.def(
+      "max_memory_allocated", [](pyb::handle d) { return storage_peak_bytes(parse_device(d)); },
+      pyb::arg("device") = "cpu");
+  m.def(
+      "reset_peak_memory_stats", [](pyb::handle d) { reset_storage_peak(parse_device(d)); },
+      pyb::arg("device") = "cpu");
   m.def("get_num_threads", &get_num_threads);
   m.def("cuda_is_built", &cuda_built);
   m.def("cuda_device_count", &cuda_device_count);

@@ -170,7 +170,7 @@ class TracedFunction:
     """
 
     def __init__(self, fn: Callable, *, retrace: bool = True, disable_passes: tuple = (),
-                 max_programs: int = 16) -> None:
+                 max_programs: int = 16, plan_memory: bool = True) -> None:
         if not callable(fn):
             raise nwerr.TypeError(f"jit.trace: fn must be callable, got {type(fn).__name__}")
         known = pass_names()
@@ -184,6 +184,7 @@ class TracedFunction:
         self.retrace = bool(retrace)
         self.disable_passes = list(disable_passes)
         self.max_programs = int(max_programs)
+        self.plan_memory = bool(plan_memory)
         self.num_traces = 0
         self.num_guard_failures = 0
         self._cache: OrderedDict[tuple, _Entry] = OrderedDict()
@@ -216,7 +217,7 @@ class TracedFunction:
             tracer.abort()
             raise
         program.run_passes(self.disable_passes)
-        self._cache[sig.key] = _Entry(_C._jit.Executor(program), spec, sig)
+        self._cache[sig.key] = _Entry(_C._jit.Executor(program, self.plan_memory), spec, sig)
         if len(self._cache) > self.max_programs:
             self._cache.popitem(last=False)
         self.num_traces += 1
@@ -238,12 +239,21 @@ class TracedFunction:
         return next(reversed(self._cache.values())).executor.program
 
     @property
+    def memory(self) -> dict:
+        """The latest program's memory plan: the bytes of the results it places in reused buffers
+        (``planned``, one allocation each without the plan) and of those buffers (``arena``)."""
+        if not self._cache:
+            raise nwerr.RuntimeError(f"jit: {self.__name__} has not been called yet, so nothing is traced")
+        ex = next(reversed(self._cache.values())).executor
+        return {"planned": ex.planned_bytes, "arena": ex.arena_bytes}
+
+    @property
     def programs(self) -> list[Program]:
         return [e.executor.program for e in self._cache.values()]
 
 
 def trace(fn: Callable | None = None, *, retrace: bool = True, disable_passes: tuple = (),
-          max_programs: int = 16) -> Any:
+          max_programs: int = 16, plan_memory: bool = True) -> Any:
     """Wraps ``fn`` in a :class:`TracedFunction` (usable as ``@trace`` or ``@trace(...)``).
 
     Parameters
@@ -255,11 +265,15 @@ def trace(fn: Callable | None = None, *, retrace: bool = True, disable_passes: t
         Passes to skip (:func:`pass_names`).
     max_programs : int
         Programs kept, one per signature; the least recently used is dropped.
+    plan_memory : bool
+        Run the results of nodes that record no autograd in buffers reused by liveness, kept from
+        run to run (see :attr:`TracedFunction.memory`).
     """
+    kwargs = dict(retrace=retrace, disable_passes=tuple(disable_passes), max_programs=max_programs,
+                  plan_memory=plan_memory)
     if fn is None:
-        return lambda f: TracedFunction(f, retrace=retrace, disable_passes=tuple(disable_passes),
-                                        max_programs=max_programs)
-    return TracedFunction(fn, retrace=retrace, disable_passes=tuple(disable_passes), max_programs=max_programs)
+        return lambda f: TracedFunction(f, **kwargs)
+    return TracedFunction(fn, **kwargs)
 
 
 compile = trace  # noqa: A001  (the name the design uses for the decorator)

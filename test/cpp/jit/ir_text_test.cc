@@ -11,7 +11,7 @@ namespace {
 TEST(IrText, RoundTripsEveryKindOfLine) {
   const std::string text =
       "program(%0: float32[4, 8], %1: int64[4]) {\n"
-      "  %2: float32[8, 16] = capture #0\n"
+      "  %2: float32[8, 16] = capture #0 requires_grad\n"
       "  %3: float32[] = constant 2.5\n"
       "  %4: int64[3] = constant [1, -2, 3]\n"
       "  %5: bool[2] = constant [true, false]\n"

@@ -74,8 +74,13 @@ TEST(Tracer, ForwardRunsUnderTheCallersGradMode) {
   ASSERT_TRUE(y.requires_grad());
   backward({y}, {}, false, false);
   expect_equal(w.grad(), from({1, 1, -1, -1}, {2, 2}));
-  NoGradGuard ng;
-  EXPECT_FALSE(ex.run({x})[0].requires_grad());
+  {
+    NoGradGuard ng;
+    EXPECT_FALSE(ex.run({x})[0].requires_grad());
+  }
+  // Which ops record autograd was traced for w requiring grad: a run after that changed refuses.
+  w.set_requires_grad(false);
+  EXPECT_THROW(ex.run({x}), GuardFailure);
 }
 
 TEST(Tracer, AConstantWrittenInPlaceStartsFreshEachRun) {
@@ -94,7 +99,7 @@ TEST(Tracer, AConstantWrittenInPlaceStartsFreshEachRun) {
             "  %1: float32[3] = constant [0.0, 0.0, 0.0]\n"
             "  %2: float32[3] = cast(%1) {dtype(float32)}\n"
             "  %3: float32[3] = fill_(%2) {0.0}\n"
-            "  %4: float32[3] = add_(%3, %0) grad\n"
+            "  %4: float32[3] = add_(%3, %0)\n"
             "  return (%4)\n"
             "}\n");
   const Executor ex(prog);
