@@ -3,8 +3,8 @@ threads: the step is forward, gradients (``nc.autograd.grad``) and an Adam updat
 
 Cases:
 - ``gcn-cora`` / ``gat-cora``: bench/models/epoch_time.py's GCN (16 hidden) and GAT (8 heads x 8)
-  on Cora, full graph;
-- ``gin-mutag``: examples/gin.py's GIN (5 layers, 64 hidden, batch norm, sum pooling) on one fixed
+  on Cora, full graph (imported from there);
+- ``gin-mutag``: examples/gin.py's GIN (5 layers, 64 hidden, batch norm, sum pooling; imported) on one fixed
   batch of 32 MUTAG graphs (about 570 nodes): small tensors, so the Python per op dominates;
 - ``mlp-small``: a 4-layer MLP (64 wide) on 64 rows: the overhead-bound extreme.
 
@@ -25,61 +25,22 @@ import argparse
 import statistics
 import time
 
+import sys
+from pathlib import Path
+
 import numpy as np
 
-import nodeweave as nw
-import nodeweave.core as nc
-from nodeweave.core import nn, optim
-from nodeweave.nn import GATConv, GINConv, GraphConv, SumPooling
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT / "bench" / "models"), str(ROOT / "examples")]
+
+import nodeweave as nw  # noqa: E402
+import nodeweave.core as nc  # noqa: E402
+from nodeweave.core import nn, optim  # noqa: E402
+
+from epoch_time import GAT, GCN  # noqa: E402  (the models bench/models times)
+from gin import GIN  # noqa: E402  (examples/gin.py's model)
 
 F = nn.functional
-
-
-class GCN(nn.Module):
-    def __init__(self, i, h, o):
-        super().__init__()
-        self.c1, self.c2, self.drop = GraphConv(i, h, activation=F.relu), GraphConv(h, o), nn.Dropout(0.5)
-
-    def forward(self, g, x):
-        return self.c2(g, self.drop(self.c1(g, self.drop(x))))
-
-
-class GAT(nn.Module):
-    def __init__(self, i, h, o, heads=8):
-        super().__init__()
-        self.c1 = GATConv(i, h, heads, feat_drop=0.6, attn_drop=0.6, activation=F.elu)
-        self.c2 = GATConv(h * heads, o, 1, feat_drop=0.6, attn_drop=0.6)
-
-    def forward(self, g, x):
-        return self.c2(g, self.c1(g, x).flatten(1)).mean(1)
-
-
-class GINMLP(nn.Module):
-    def __init__(self, i, h, o):
-        super().__init__()
-        self.fc1, self.bn, self.fc2 = nn.Linear(i, h), nn.BatchNorm1d(h), nn.Linear(h, o)
-
-    def forward(self, x):
-        return self.fc2(F.relu(self.bn(self.fc1(x))))
-
-
-class GIN(nn.Module):
-    def __init__(self, i, h, o, layers=5):
-        super().__init__()
-        self.convs = nn.ModuleList(GINConv(GINMLP(i if k == 0 else h, h, h), "sum") for k in range(layers - 1))
-        self.norms = nn.ModuleList(nn.BatchNorm1d(h) for _ in range(layers - 1))
-        self.heads = nn.ModuleList(nn.Linear(i if k == 0 else h, o) for k in range(layers))
-        self.pool, self.drop = SumPooling(), nn.Dropout(0.5)
-
-    def forward(self, g, x):
-        hs, h = [x], x
-        for conv, norm in zip(self.convs, self.norms):
-            h = F.relu(norm(conv(g, h)))
-            hs.append(h)
-        score = 0
-        for head, h in zip(self.heads, hs):
-            score = score + self.drop(head(self.pool(g, h)))
-        return score
 
 
 class MLP(nn.Module):
@@ -105,7 +66,7 @@ def cases():
     bg = nw.batch(list(graphs))
     feat = nc.tensor(np.asarray(bg.ndata["feat"].numpy(), np.float32).reshape(bg.num_nodes(), -1))
     ys = nc.tensor(np.array([int(np.asarray(lab).reshape(-1)[0]) for lab in labels]))
-    yield "gin-mutag", GIN(feat.shape[1], 64, 2), bg, feat, ys
+    yield "gin-mutag", GIN(feat.shape[1], 64, 2, n_layers=5, dropout=0.5), bg, feat, ys
     rng = np.random.default_rng(0)
     yield ("mlp-small", MLP(32, 64, 8), None, nc.tensor(rng.standard_normal((64, 32), dtype=np.float32)),
            nc.tensor(rng.integers(0, 8, 64)))

@@ -145,13 +145,17 @@ void Tracer::on_grad_write(const Tensor& variable) {
                              "nc.autograd.grad(loss, params) from the traced function instead"));
 }
 
-void Tracer::abort() {
+void Tracer::stop() {
   uninstall();
   ids_.clear();
   varies_.clear();
   node_of_grad_fn_.clear();
   pending_.clear();
-  keep_.clear();
+  keep_.clear();  // last: the tensors it keeps alive may be the keys above
+}
+
+void Tracer::abort() {
+  stop();
   p_ = Program();
 }
 
@@ -161,12 +165,7 @@ Program Tracer::finish(const TensorList& outputs) {
     NW_CHECK(t.defined(), ValueError, "jit: a traced function returned an undefined tensor");
     p_.outputs.push_back(value_of(t));
   }
-  uninstall();
-  ids_.clear();
-  varies_.clear();
-  node_of_grad_fn_.clear();
-  pending_.clear();
-  keep_.clear();
+  stop();
   copy_written_constants(p_);
   p_.compact();
   p_.verify();

@@ -61,6 +61,7 @@ class Tracer final : public DispatchObserver {
   // Gives t the value `id`, and so every alias of t seen before t was known.
   void bind(const Tensor& t, int64_t id);
   void uninstall();
+  void stop();  // uninstalls and forgets every tensor seen (the program stays)
 
   Program p_;
   std::unordered_map<const TensorImpl*, int64_t> ids_;

@@ -13,15 +13,12 @@
 #include "core_framework/jit/passes/passes.h"
 #include "core_framework/jit/program_file.h"
 #include "core_framework/jit/tracer.h"
+#include "jit_test_util.h"
 
 namespace nodeweave::jit {
 namespace {
 
-Tensor from(const std::vector<float>& v, const Shape& shape) {
-  Tensor t = empty(shape, DType::Float32);
-  std::copy(v.begin(), v.end(), t.data<float>());
-  return t;
-}
+using testing::from;
 
 // y = relu(x W) * 2 + mean(W), with a guard on the weights' sum read by the host.
 Program traced() {

@@ -10,15 +10,12 @@
 #include "core_framework/jit/ir_text.h"
 #include "core_framework/jit/passes/passes.h"
 #include "core_framework/jit/tracer.h"
+#include "jit_test_util.h"
 
 namespace nodeweave::jit {
 namespace {
 
-Tensor from(const std::vector<float>& v, const Shape& shape) {
-  Tensor t = empty(shape, DType::Float32);
-  std::copy(v.begin(), v.end(), t.data<float>());
-  return t;
-}
+using testing::from;
 
 void expect_equal(const Tensor& a, const Tensor& b) {
   ASSERT_EQ(a.shape(), b.shape());
