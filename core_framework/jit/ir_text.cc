@@ -365,7 +365,10 @@ class Parser {
   int64_t value_id() {
     expect('%');
     const int64_t v = integer();
-    NW_CHECK(v >= 0 && v < (1 << 24), ValueError, where(), "value id %", v, " out of range");
+    // Ids index the values table as written; no program has more values than its text has bytes,
+    // and a corrupt id must not size that table.
+    NW_CHECK(v >= 0 && static_cast<size_t>(v) < s_.size(), ValueError, where(), "value id %", v,
+             " out of range");
     return v;
   }
 

@@ -2,6 +2,8 @@
 // definition order, and malformed text fails with the line and what was expected.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "core_framework/jit/ir_text.h"
 #include "core_framework/runtime/error.h"
 
@@ -87,6 +89,48 @@ TEST(IrText, MalformedTextNamesTheLineAndTheProblem) {
   expect_error("program(%0: float32[2]) {\n  return (%0)\n", "expected '}'");
   expect_error("program(%0: float32[2]) {\n  return (%0)\n} trailing", "text after the program");
   expect_error("", "expected 'program'");
+}
+
+TEST(IrText, MutatedTextParsesOrFailsWithValueError) {
+  // Runs under the sanitizers in scripts/test.sh: no mutation may crash the parser or make it read
+  // out of bounds; each either parses (to a program that verifies) or raises ValueError.
+  const std::string text =
+      "program(%0: float32[4, 8], %1: int64[4]) {\n"
+      "  %2: float32[8, 16] = capture #0 requires_grad\n"
+      "  %3: float32[] = constant 2.5\n"
+      "  %4: float64[] = scalar 0.5\n"
+      "  %5: float32[4, 16] = mm(%0, %2) grad\n"
+      "  %6: float32[4] = sum(%5) {[1], false, dtype(float32)}\n"
+      "  %7: float32[4, 16] = mul_(%5, %4)\n"
+      "  guard %3 == 2.5\n"
+      "  return (%6, %7)\n"
+      "}\n";
+  const std::string alphabet = "%#[](){},:=_-.0123456789 \nabcdefgrnupt@";
+  std::mt19937 rng(3);
+  int parsed = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string t = text;
+    for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) {
+      const size_t at = rng() % t.size();
+      switch (rng() % 3) {
+        case 0:
+          t[at] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          t.erase(at, 1 + rng() % 4);
+          break;
+        default:
+          t.insert(at, 1, alphabet[rng() % alphabet.size()]);
+          break;
+      }
+    }
+    try {
+      parse(t).verify();
+      ++parsed;
+    } catch (const ValueError&) {
+    }
+  }
+  EXPECT_GT(parsed, 0);  // some edits keep a valid program (a digit of a constant, say)
 }
 
 }  // namespace
