@@ -16,6 +16,8 @@ import sys
 
 import numpy as np
 
+from nodeweave import errors as nwerr
+
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="nodeweave-run", description=__doc__.splitlines()[0],
@@ -33,20 +35,20 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.threads is not None:
         if args.threads < 1:
-            raise ValueError(f"--threads must be >= 1, got {args.threads}")
+            raise nwerr.ValueError(f"--threads must be >= 1, got {args.threads}")
         nc.set_num_threads(args.threads)
     prog = nc.jit.load(args.program)
     if args.show:
         print(prog.program, end="")
         return 0
     if len(args.inputs) != prog.program.num_inputs:
-        raise ValueError(f"the program takes {prog.program.num_inputs} inputs, got {len(args.inputs)} .npy files")
+        raise nwerr.ValueError(f"the program takes {prog.program.num_inputs} inputs, got {len(args.inputs)} .npy files")
     tensors = []
     for path in args.inputs:
         try:
             arr = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as e:
-            raise ValueError(f"cannot read {path} as a .npy array: {e}") from None
+            raise nwerr.ValueError(f"cannot read {path} as a .npy array: {e}") from None
         tensors.append(nc.from_numpy(np.ascontiguousarray(arr)))
     outs = prog(*tensors)
     os.makedirs(args.out, exist_ok=True)
