@@ -32,6 +32,11 @@ Tensor gsddmm(const graph::RelationGraphPtr& g, BinaryOp op, const Tensor& lhs, 
               Target lhs_target, Target rhs_target);
 // Softmax of edge scores over each destination's in-edges (norm_by_dst) or source's out-edges.
 Tensor edge_softmax(const graph::RelationGraphPtr& g, const Tensor& score, bool norm_by_dst = true);
+// GAT's attention aggregation in one op: out[v] = sum_{e=(u->v)} a[e] * feat[u] with
+// a = dropout(edge_softmax(leaky_relu(el[u] + er[v], negative_slope)), attn_drop);
+// el (num_src, H[, 1]), er (num_dst, H[, 1]), feat (num_src, H, D). CPU only (gat_fused_op.cc).
+Tensor gat_aggregate(const graph::RelationGraphPtr& g, const Tensor& el, const Tensor& er,
+                     const Tensor& feat, double negative_slope, double attn_drop = 0.0);
 // Reductions / softmax over consecutive segments: offsets (S + 1) int32/int64 on x's device.
 Tensor segment_reduce(ReduceOp reduce, const Tensor& x, const Tensor& offsets);
 Tensor segment_softmax(const Tensor& x, const Tensor& offsets);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "core_framework/jit/passes/passes.h"
 #include "core_framework/jit/program_file.h"
 
 namespace nodeweave::backend {
@@ -64,7 +65,12 @@ const GraphOpKinds& kinds() {
     r.gather_mm_grad_b = register_extension_op(gather_mm_grad_b_def());
     r.segment_mm = register_extension_op(segment_mm_def());
     r.segment_mm_grad_b = register_extension_op(segment_mm_grad_b_def());
+    r.gat_aggregate = register_extension_op(gat_aggregate_def());
+    r.gat_aggregate_backward = register_extension_op(gat_aggregate_backward_def());
     register_graph_codec();
+    // Graph-kernel fusion runs first: constant folding and CSE would otherwise merge the
+    // backward's small ops with others and hide the pattern.
+    jit::register_pass({"fuse_gat_edge_pipeline", fuse_gat_edge_pipeline}, "fold_constants");
     return r;
   }();
   return k;

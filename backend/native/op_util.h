@@ -3,6 +3,7 @@
 #pragma once
 #include "backend/graph_views.h"
 #include "backend/native/graph_ops.h"
+#include "core_framework/jit/program.h"
 #include "core_framework/engine/functional.h"
 #include "core_framework/engine/op_def.h"
 #include "sparse/types.h"
@@ -11,7 +12,8 @@ namespace nodeweave::backend {
 
 struct GraphOpKinds {
   OpKind gspmm, gsddmm, edge_softmax, edge_softmax_backward, segment_reduce, segment_softmax,
-      segment_softmax_backward, gather_mm, gather_mm_grad_b, segment_mm, segment_mm_grad_b;
+      segment_softmax_backward, gather_mm, gather_mm_grad_b, segment_mm, segment_mm_grad_b,
+      gat_aggregate, gat_aggregate_backward;
 };
 // Registers the ops on first use (extension ops of the engine's table).
 const GraphOpKinds& kinds();
@@ -28,6 +30,10 @@ OpDef gather_mm_def();
 OpDef gather_mm_grad_b_def();
 OpDef segment_mm_def();
 OpDef segment_mm_grad_b_def();
+OpDef gat_aggregate_def();
+OpDef gat_aggregate_backward_def();
+// The jit pass that replaces GAT's edge pipeline by gat_aggregate (gat_fusion_pass.cc).
+void fuse_gat_edge_pipeline(jit::Program& p);
 
 inline const graph::RelationGraphPtr& graph_of(const Attrs& a, size_t k = 0) {
   return a.opaque<GraphAttr>(k).graph;

@@ -141,10 +141,13 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
     bool run = !captures || (needed.count(n) && dynamic_cast<AccumulateGrad*>(n) == nullptr);
     TensorList out;
     if (run) {
+      DispatchObserver* obs = dispatch_observer();
+      if (obs) obs->on_backward_begin(n, grads);
       out = n->apply(std::move(grads));
+      if (obs) obs->on_backward_end(n, out);
       if (!retain_graph) {
         n->release_variables();
-        if (DispatchObserver* obs = dispatch_observer()) obs->on_autograd_released(n);
+        if (obs) obs->on_autograd_released(n);
       }
     }
     auto& edges = n->next_edges();

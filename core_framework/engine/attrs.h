@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <typeinfo>
 #include <variant>
 #include <vector>
@@ -19,6 +20,8 @@ using IntList = std::vector<int64_t>;
 struct OpaqueAttr {
   virtual ~OpaqueAttr() = default;
   virtual const char* kind() const = 0;
+  // What a program's text shows of it after the kind (a fused body's steps); empty for most.
+  virtual std::string describe() const { return {}; }
 };
 using OpaquePtr = std::shared_ptr<const OpaqueAttr>;
 

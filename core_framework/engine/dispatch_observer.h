@@ -30,6 +30,17 @@ class DispatchObserver {
   // A backward pass without retain_graph has run and freed the autograd node `grad_fn` (an
   // op's Node): the op's recorded history is spent.
   virtual void on_autograd_released(const void* grad_fn) { (void)grad_fn; }
+  // Autograd runs the backward of the autograd node `grad_fn` (an op's Node): the ops reported
+  // between begin and end are that backward, from the gradients `grads_in` (one per output of the
+  // op, undefined where none flowed) to `grads_out` (one per input of the op).
+  virtual void on_backward_begin(const void* grad_fn, const TensorList& grads_in) {
+    (void)grad_fn;
+    (void)grads_in;
+  }
+  virtual void on_backward_end(const void* grad_fn, const TensorList& grads_out) {
+    (void)grad_fn;
+    (void)grads_out;
+  }
   // Autograd is about to write the .grad of leaf `variable` (backward() rather than grad()).
   virtual void on_grad_write(const Tensor& variable) { (void)variable; }
 };

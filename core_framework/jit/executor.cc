@@ -147,6 +147,8 @@ TensorList Executor::run(const TensorList& inputs) const {
       } else {
         outs = dispatch(n.op, args, n.attrs);
       }
+      NW_CHECK(outs.size() == n.outputs.size(), ValueError, "jit: ", op_def(n.op).name,
+               " made ", outs.size(), " results where the program expects ", n.outputs.size());
       for (size_t i = 0; i < n.outputs.size(); ++i)
         env[static_cast<size_t>(n.outputs[i])] = std::move(outs[i]);
     }

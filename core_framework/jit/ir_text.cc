@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core_framework/engine/functional.h"
+#include "core_framework/jit/fused_elementwise.h"
 #include "core_framework/runtime/error.h"
 
 namespace nodeweave::jit {
@@ -54,7 +55,9 @@ std::string attr_str(const AttrValue& a) {
   }
   if (auto* t = std::get_if<DType>(&a)) return std::string("dtype(") + dtype_name(*t) + ")";
   const OpaquePtr& o = std::get<OpaquePtr>(a);
-  return std::string("opaque(") + (o ? o->kind() : "null") + ")";
+  if (!o) return "opaque(null)";
+  const std::string more = o->describe();
+  return std::string("opaque(") + o->kind() + (more.empty() ? "" : ": " + more) + ")";
 }
 
 std::string value_ref(int64_t v) { return v == kNone ? "none" : "%" + std::to_string(v); }
@@ -112,6 +115,20 @@ std::string print(const Program& p) {
       os << "}";
     }
     if (n.grad_enabled) os << " grad";
+    if (n.region >= 0) os << " backward #" << n.region;
+    os << "\n";
+  }
+  auto value_list = [&](const std::vector<int64_t>& ids) {
+    os << "(";
+    for (size_t i = 0; i < ids.size(); ++i) os << (i ? ", " : "") << value_ref(ids[i]);
+    os << ")";
+  };
+  for (size_t r = 0; r < p.regions.size(); ++r) {
+    const GradRegion& reg = p.regions[r];
+    os << "  backward #" << r << " of " << value_ref(reg.forward) << " ";
+    value_list(reg.grad_inputs);
+    os << " -> ";
+    value_list(reg.grad_outputs);
     os << "\n";
   }
   for (size_t i = 0; i < p.guards.size(); ++i) {
@@ -153,6 +170,10 @@ class Parser {
       if (starts_word("return")) break;
       if (starts_word("guard")) {
         guard();
+        continue;
+      }
+      if (starts_word("backward")) {
+        region();
         continue;
       }
       statement();
@@ -238,11 +259,50 @@ class Parser {
       word();
       n.grad_enabled = true;
     }
+    if (starts_word("backward")) {
+      word();
+      expect('#');
+      n.region = integer();
+      NW_CHECK(n.region >= 0 && static_cast<size_t>(n.region) < s_.size(), ValueError, where(),
+               "backward region #", n.region, " out of range");
+    }
     for (auto& [id, t] : outs) {
       define(id, t, ValueSource::Node, -1);
       n.outputs.push_back(id);
     }
     p_.nodes.push_back(std::move(n));
+  }
+
+  // `backward #k of %v (%g, none) -> (%a, none)`: region k, declared in order.
+  void region() {
+    expect_word("backward");
+    expect('#');
+    const int64_t k = integer();
+    NW_CHECK(k == static_cast<int64_t>(p_.regions.size()), ValueError, where(),
+             "backward region #", k, " declared out of order (expected #", p_.regions.size(), ")");
+    GradRegion reg;
+    expect_word("of");
+    reg.forward = maybe_value();
+    auto list = [&](std::vector<int64_t>& ids) {
+      expect('(');
+      if (!peek(')')) {
+        do ids.push_back(maybe_value());
+        while (accept(','));
+      }
+      expect(')');
+    };
+    list(reg.grad_inputs);
+    expect('-');
+    expect('>');
+    list(reg.grad_outputs);
+    p_.regions.push_back(std::move(reg));
+  }
+  int64_t maybe_value() {
+    if (starts_word("none")) {
+      word();
+      return kNone;
+    }
+    return use(value_id());
   }
 
   void guard() {
@@ -296,6 +356,15 @@ class Parser {
       word();
       expect('(');
       std::string kind = word();
+      if (accept(':')) {  // a description (describe()): skipped to the matching ')'
+        int depth = 0;
+        while (pos_ < s_.size() && (depth > 0 || s_[pos_] != ')')) {
+          if (s_[pos_] == '(') ++depth;
+          if (s_[pos_] == ')') --depth;
+          if (s_[pos_] == '\n') ++line_;
+          ++pos_;
+        }
+      }
       expect(')');
       return OpaquePtr(std::make_shared<PlaceholderAttr>(kind));
     }
@@ -468,6 +537,9 @@ class Parser {
 
 }  // namespace
 
-Program parse(const std::string& text) { return Parser(text).run(); }
+Program parse(const std::string& text) {
+  fused_elementwise_kind();  // the passes' own op, known to every parse
+  return Parser(text).run();
+}
 
 }  // namespace nodeweave::jit

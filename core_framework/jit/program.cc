@@ -69,6 +69,16 @@ void Program::verify() const {
     NW_CHECK(defined[static_cast<size_t>(v)], ValueError, "program: output %", v,
              " is never defined");
   }
+  for (size_t r = 0; r < regions.size(); ++r) {
+    const GradRegion& reg = regions[r];
+    for (const std::vector<int64_t>* ids : {&reg.grad_inputs, &reg.grad_outputs})
+      for (int64_t v : *ids)
+        if (v != kNone) check_id(v, "a backward region");
+    if (reg.forward != kNone) check_id(reg.forward, "a backward region");
+  }
+  for (const OpNode& node : nodes)
+    NW_CHECK(node.region >= -1 && node.region < static_cast<int64_t>(regions.size()), ValueError,
+             "program: a node names backward region #", node.region, ", which does not exist");
   for (const Guard& g : guards) {
     check_id(g.value, "a guard");
     NW_CHECK(defined[static_cast<size_t>(g.value)], ValueError, "program: guard %", g.value,
@@ -118,7 +128,24 @@ void Program::compact() {
   for (int64_t v : outputs) out.outputs.push_back(remap[static_cast<size_t>(v)]);
   for (const Guard& g : guards)
     out.guards.push_back(Guard{remap[static_cast<size_t>(g.value)], g.expected});
+  // A region names values without reading them: one a pass dropped becomes kNone.
+  auto renamed = [&](int64_t v) { return v == kNone ? kNone : remap[static_cast<size_t>(v)]; };
+  for (GradRegion reg : regions) {
+    reg.forward = renamed(reg.forward);
+    for (int64_t& v : reg.grad_inputs) v = renamed(v);
+    for (int64_t& v : reg.grad_outputs) v = renamed(v);
+    out.regions.push_back(std::move(reg));
+  }
   *this = std::move(out);
+}
+
+void Program::replace_in_regions(const std::vector<int64_t>& replace) {
+  auto renamed = [&](int64_t v) { return v == kNone ? kNone : replace[static_cast<size_t>(v)]; };
+  for (GradRegion& reg : regions) {
+    reg.forward = renamed(reg.forward);
+    for (int64_t& v : reg.grad_inputs) v = renamed(v);
+    for (int64_t& v : reg.grad_outputs) v = renamed(v);
+  }
 }
 
 }  // namespace nodeweave::jit

@@ -24,6 +24,9 @@ namespace nodeweave::jit {
 
 enum class ValueSource : uint8_t { Input, Capture, Constant, Node };
 
+// A node input that is an undefined tensor (an optional operand left out).
+constexpr int64_t kNone = -1;
+
 struct ValueType {
   DType dtype = DType::Float32;
   Shape shape;
@@ -44,9 +47,6 @@ struct Value {
   bool requires_grad = false;
 };
 
-// A node input that is an undefined tensor (an optional operand left out).
-constexpr int64_t kNone = -1;
-
 struct OpNode {
   OpKind op = OpKind::kNumOps;
   std::vector<int64_t> inputs;  // value ids, or kNone
@@ -56,6 +56,20 @@ struct OpNode {
   // Autograd recorded this op when traced (an input required grad, grad mode was on) and the traced
   // code did not spend that history: a run under grad mode records it again.
   bool grad_enabled = false;
+  // The backward region (Program::regions) this node was dispatched in, or -1 for a node of the
+  // traced code itself.
+  int64_t region = -1;
+};
+
+// The ops one autograd Node's backward dispatched, when grad() ran inside the trace: which forward
+// node they differentiate, the gradients that flowed in and the ones that came out. A pass that
+// rewrites a forward node (graph-kernel fusion) finds its backward by these, and replaces the
+// region's nodes as a whole. Regions are bookkeeping only: no pass needs them to be right, a run
+// ignores them, and a value they name that a pass removed reads kNone.
+struct GradRegion {
+  int64_t forward = kNone;            // the first output of the forward node
+  std::vector<int64_t> grad_inputs;   // per forward output: its gradient, or kNone
+  std::vector<int64_t> grad_outputs;  // per forward input: the gradient made for it, or kNone
 };
 
 // A value the traced code read into the host program (item(), bool(), numpy()) that did not depend
@@ -73,6 +87,7 @@ struct Program {
   std::vector<OpNode> nodes;
   std::vector<int64_t> outputs;  // value ids returned, in order (a value may appear twice)
   std::vector<Guard> guards;
+  std::vector<GradRegion> regions;
 
   // Appends a value and returns its id.
   int64_t add_value(const ValueType& type, ValueSource source, int64_t index);
@@ -86,6 +101,8 @@ struct Program {
   // and drops captures, constants and node-less values nothing reads: passes that remove nodes
   // leave such holes. Inputs are kept even when unread (they are the calling convention).
   void compact();
+  // Points every value a region names through `replace` (a pass that merged values).
+  void replace_in_regions(const std::vector<int64_t>& replace);
 };
 
 ValueType type_of(const Tensor& t);

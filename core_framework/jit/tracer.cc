@@ -81,6 +81,7 @@ void Tracer::on_op(OpKind kind, const TensorList& inputs, const Attrs& attrs,
   OpNode n;
   n.op = kind;
   n.attrs = attrs;
+  n.region = region_;
   // Autograd recorded it exactly when an output now requires grad.
   for (const Tensor& t : outputs)
     n.grad_enabled = n.grad_enabled || (t.defined() && t.requires_grad());
@@ -138,6 +139,24 @@ void Tracer::on_autograd_released(const void* grad_fn) {
   if (it != node_of_grad_fn_.end()) p_.nodes[it->second].grad_enabled = false;
 }
 
+void Tracer::on_backward_begin(const void* grad_fn, const TensorList& grads_in) {
+  auto it = node_of_grad_fn_.find(grad_fn);
+  if (it == node_of_grad_fn_.end()) return;  // an autograd node made before the trace
+  GradRegion reg;
+  reg.forward = p_.nodes[it->second].outputs.at(0);
+  for (const Tensor& g : grads_in) reg.grad_inputs.push_back(value_of(g));
+  region_ = static_cast<int64_t>(p_.regions.size());
+  p_.regions.push_back(std::move(reg));
+}
+
+void Tracer::on_backward_end(const void* grad_fn, const TensorList& grads_out) {
+  (void)grad_fn;
+  if (region_ < 0) return;
+  GradRegion& reg = p_.regions[static_cast<size_t>(region_)];
+  for (const Tensor& g : grads_out) reg.grad_outputs.push_back(value_of(g));
+  region_ = -1;
+}
+
 void Tracer::on_grad_write(const Tensor& variable) {
   throw TracingError(str_cat("jit: backward() writes the .grad of a leaf tensor (",
                              dtype_name(variable.dtype()), shape_str(variable.shape()),
@@ -150,6 +169,7 @@ void Tracer::stop() {
   ids_.clear();
   varies_.clear();
   node_of_grad_fn_.clear();
+  region_ = -1;
   pending_.clear();
   keep_.clear();  // last: the tensors it keeps alive may be the keys above
 }

@@ -55,6 +55,8 @@ class Tracer final : public DispatchObserver {
   void on_grad_write(const Tensor& variable) override;
   void on_alias(const Tensor& source, const Tensor& alias) override;
   void on_autograd_released(const void* grad_fn) override;
+  void on_backward_begin(const void* grad_fn, const TensorList& grads_in) override;
+  void on_backward_end(const void* grad_fn, const TensorList& grads_out) override;
 
  private:
   int64_t value_of(const Tensor& t);
@@ -69,6 +71,8 @@ class Tracer final : public DispatchObserver {
   // The node recorded for each autograd Node the trace's ops made: a backward that frees the
   // Node spends that history, so replays need not record it again (autograd_released).
   std::unordered_map<const void*, size_t> node_of_grad_fn_;
+  // The backward region the ops now reported belong to (-1: the traced code's own ops).
+  int64_t region_ = -1;
   // Every tensor seen stays alive until finish(), so no freed impl's address is reused by a new
   // tensor that would then be taken for the old value.
   std::vector<Tensor> keep_;

@@ -31,6 +31,7 @@ void bind_jit(pyb::module_& m) {
       .def(
           "run_passes",
           [](Program& p, const std::vector<std::string>& disabled) {
+            backend::kinds();  // registers the graph-kernel fusion passes
             jit::run_passes(p, disabled);
           },
           pyb::arg("disabled") = std::vector<std::string>{})
@@ -39,6 +40,7 @@ void bind_jit(pyb::module_& m) {
       .def_property_readonly("num_outputs", [](const Program& p) { return p.outputs.size(); })
       .def("copy", [](const Program& p) { return Program(p); });
   m.def("pass_names", [] {
+    backend::kinds();
     std::vector<std::string> names;
     for (const auto& info : jit::pass_list()) names.emplace_back(info.name);
     return names;

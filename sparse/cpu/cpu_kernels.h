@@ -2,6 +2,7 @@
 // have already checked shapes, dtypes and devices, so these only compute.
 #pragma once
 #include "sparse/bcast.h"
+#include "sparse/gat_fused.h"
 #include "sparse/gather_mm.h"
 #include "sparse/sddmm.h"
 #include "sparse/segment.h"
@@ -28,5 +29,13 @@ void gather_mm_grad_b(const ArrayView& a, const ArrayView& grad_out, const Array
 void segment_mm(const ArrayView& a, const ArrayView& b, const ArrayView& seglen, ArrayView out);
 void segment_mm_grad_b(const ArrayView& a, const ArrayView& grad_out, const ArrayView& seglen,
                        ArrayView grad_b);
+void gat_aggregate_forward(const CompressedView& in_rows, const ArrayView& el, const ArrayView& er,
+                           const ArrayView& feat, double slope, const GatDropout& dropout,
+                           ArrayView out, ArrayView stats);
+void gat_aggregate_backward(const CompressedView& in_rows, const CompressedView& out_rows,
+                            const ArrayView& el, const ArrayView& er, const ArrayView& feat,
+                            const ArrayView& out, const ArrayView& stats, const ArrayView& grad_out,
+                            double slope, const GatDropout& dropout, ArrayView grad_el,
+                            ArrayView grad_er, ArrayView grad_feat);
 
 }  // namespace nodeweave::sparse::cpu

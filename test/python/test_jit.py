@@ -45,7 +45,9 @@ def test_compiled_step_gives_eager_outputs_and_gradients(kind, rng):
         loss = (h * h).sum()
         return loss, nc.autograd.grad(loss, params) if params else ()
 
-    compiled = nc.jit.trace(step)
+    # The fused GAT pipeline sums in another order than eager's four kernels; its accuracy is
+    # checked against float64 in test_jit_gat_fusion.py. Unfused, a replay runs eager's kernels.
+    compiled = nc.jit.trace(step, disable_passes=("fuse_gat_edge_pipeline",) if kind == "gat" else ())
     compiled(nc.tensor(rng.standard_normal((30, 8)).astype(np.float32)))
     for _ in range(2):  # replays, on inputs the trace never saw
         x = nc.tensor(rng.standard_normal((30, 8)).astype(np.float32))
@@ -244,7 +246,8 @@ def _inference_program(tmp_path, rng, kind):
     x = nc.tensor(rng.standard_normal((40, 8)).astype(np.float32))
     with nc.no_grad():
         f = nc.jit.trace(lambda feats: layer(g, feats))
-        want = f(x)
+        f(x)  # traces (and runs eagerly)
+        want = f(x)  # the program's own result: with GAT's fused pipeline it rounds unlike eager
     path = tmp_path / f"{kind}.nwp"
     nc.jit.save(f, str(path))
     np.save(tmp_path / "x.npy", x.numpy())

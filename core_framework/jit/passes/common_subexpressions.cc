@@ -51,6 +51,7 @@ void eliminate_common_subexpressions(Program& p) {
   p.nodes = std::move(nodes);
   for (int64_t& v : p.outputs) v = replace[static_cast<size_t>(v)];
   for (Guard& g : p.guards) g.value = replace[static_cast<size_t>(g.value)];
+  p.replace_in_regions(replace);
   p.compact();
 }
 

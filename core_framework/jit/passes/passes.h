@@ -21,12 +21,19 @@ void eliminate_common_subexpressions(Program& p);
 // drops the guards on values that became constants equal to what the guard expects.
 void fold_constants(Program& p);
 
+// Runs of consecutive elementwise nodes over one shape become one fused_elementwise node, which
+// computes them block by block with the ops' own kernels (fused_elementwise.h).
+void fuse_elementwise(Program& p);
+
 struct PassInfo {
   const char* name;
   void (*run)(Program&);
 };
 // Every pass in the order run_passes applies them.
 const std::vector<PassInfo>& pass_list();
+// Adds a pass defined above the engine (graph-kernel fusion in backend/) before the pass named
+// `before` (at the end when null). Once per name; thread-safe.
+void register_pass(PassInfo info, const char* before = nullptr);
 // Applies every pass of pass_list() not named in `disabled` (ValueError for an unknown name).
 void run_passes(Program& p, const std::vector<std::string>& disabled = {});
 

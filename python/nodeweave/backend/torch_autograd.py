@@ -8,6 +8,14 @@ and segment softmax run a fused backward kernel, or differentiable ops under ``c
 Backward passes call the public (differentiable) functions of this module, so higher-order
 gradients work as they do on the native engine.
 
+The gradient rules of gSpMM, gSDDMM and edge softmax are module functions (:func:`spmm_backward`,
+:func:`sddmm_backward`, :func:`edge_softmax_backward`) written against a graph that is either the
+pybind ``RelationGraph`` (eager: the ``Function``\\ s below) or its tensors,
+:class:`torch_library.RelationTensors` (the ``nodeweave::`` custom operators, which
+``torch.compile`` traces; :mod:`nodeweave.backend.torch_library` registers these same functions
+as their backward). The public functions take the operators while Dynamo traces, or when given a
+``RelationTensors``.
+
 Operand preparation that autograd must see — dtype alignment, rank padding, half-precision
 handling under autocast — happens in the public functions, outside the Functions; the Functions
 receive aligned operands and reduce broadcast gradients back with :func:`sum_to`.
@@ -28,7 +36,7 @@ back to the input's dtype.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Tuple
 
 import torch
 
@@ -78,6 +86,11 @@ def _reverse(rel, cache: dict):
 
 
 # ------------------------------------------------------------------------------------------ gspmm
+def spmm_keeps_operands(op: str, reduce_op: str) -> bool:
+    """Whether gSpMM's backward reads its operands (and, for max/min, the arg outputs)."""
+    return op in ("mul", "div") or reduce_op in ("max", "min")
+
+
 class GSpMM(torch.autograd.Function):
     """out[v] = reduce_{e=(u,v)} op(lhs[u], rhs[e]) on aligned operands."""
 
@@ -86,30 +99,41 @@ class GSpMM(torch.autograd.Function):
         out, arg_l, arg_r = K.spmm(rel, op, reduce_op, lhs, rhs)
         ctx.rel, ctx.op, ctx.reduce_op = rel, op, reduce_op
         ctx.shapes = (None if lhs is None else lhs.shape, None if rhs is None else rhs.shape)
-        keep_l = lhs if op in ("mul", "div") or reduce_op in ("max", "min") else None
-        keep_r = rhs if op in ("mul", "div") or reduce_op in ("max", "min") else None
-        ctx.save_for_backward(keep_l, keep_r, arg_l, arg_r)
+        keep = spmm_keeps_operands(op, reduce_op)
+        ctx.save_for_backward(lhs if keep else None, rhs if keep else None, arg_l, arg_r)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         lhs, rhs, arg_l, arg_r = ctx.saved_tensors
-        rel, op, reduce_op = ctx.rel, ctx.op, ctx.reduce_op
-        need_l = ctx.needs_input_grad[3] and op != "copy_rhs"
-        need_r = ctx.needs_input_grad[4] and op != "copy_lhs"
-        if reduce_op in ("max", "min"):
-            gl, gr = _spmm_arg_backward(rel, op, grad, lhs, rhs, arg_l, arg_r, need_l, need_r)
-        else:
-            if reduce_op == "mean":
-                grad = grad / _in_degree_divisor(rel, grad)
-            gl, gr = _spmm_sum_backward(rel, op, grad, lhs, rhs, need_l, need_r)
-        return (None, None, None, sum_to(gl, ctx.shapes[0]) if need_l else None,
-                sum_to(gr, ctx.shapes[1]) if need_r else None)
+        gl, gr = spmm_backward(ctx.rel, ctx.op, ctx.reduce_op, grad, lhs, rhs, arg_l, arg_r,
+                               ctx.needs_input_grad[3], ctx.needs_input_grad[4], *ctx.shapes)
+        return None, None, None, gl, gr
+
+
+def spmm_backward(rel, op: str, reduce_op: str, grad: Tensor, lhs: Optional[Tensor],
+                  rhs: Optional[Tensor], arg_l: Optional[Tensor], arg_r: Optional[Tensor],
+                  want_l: bool, want_r: bool, lhs_shape, rhs_shape):
+    """``(grad_lhs, grad_rhs)`` of gSpMM on aligned operands (None where not wanted or not read);
+    ``lhs``/``rhs`` are needed for mul/div and max/min, ``arg_l``/``arg_r`` for max/min only.
+    ``rel`` is a ``RelationGraph`` or a :class:`torch_library.RelationTensors` (as in the other
+    rules): the gradient of the ``GSpMM`` Function and of the ``nodeweave::gspmm`` operator."""
+    need_l = want_l and op != "copy_rhs"
+    need_r = want_r and op != "copy_lhs"
+    if reduce_op in ("max", "min"):
+        gl, gr = _spmm_arg_backward(rel, op, grad, lhs, rhs, arg_l, arg_r, need_l, need_r)
+    else:
+        if reduce_op == "mean":
+            grad = grad / _in_degree_divisor(rel, grad)
+        gl, gr = _spmm_sum_backward(rel, op, grad, lhs, rhs, need_l, need_r)
+    return (sum_to(gl, lhs_shape) if need_l else None, sum_to(gr, rhs_shape) if need_r else None)
 
 
 def _in_degree_divisor(rel, like: Tensor) -> Tensor:
     """In-degrees as (num_dst, 1, ...) in ``like``'s dtype, at least 1 (the mean's divisor)."""
-    deg = torch.tensor(rel.in_degrees(), dtype=like.dtype, device=like.device)
+    deg = rel.in_degrees()  # NumPy from a RelationGraph, a tensor from RelationTensors
+    deg = (deg.to(like.dtype) if isinstance(deg, Tensor)
+           else torch.tensor(deg, dtype=like.dtype, device=like.device))
     return deg.clamp(min=1).reshape((rel.num_dst,) + (1,) * (like.dim() - 1))
 
 
@@ -185,10 +209,18 @@ def gspmm(rel, op: str, reduce_op: str, lhs: Optional[Tensor], rhs: Optional[Ten
     need_l, need_r = op != "copy_rhs", op != "copy_lhs"
     (lhs, rhs), back = _to_float([lhs if need_l else None, rhs if need_r else None])
     lhs, rhs = K.align("gspmm", lhs, rhs)
+    if _TL.uses_ops(rel):
+        return _cast_back(_TL.gspmm(_TL.structure(rel), op, reduce_op, lhs, rhs), back)
     return _cast_back(GSpMM.apply(rel, op, reduce_op, lhs, rhs), back)
 
 
 # ----------------------------------------------------------------------------------------- gsddmm
+def sddmm_keeps(op: str) -> Tuple[bool, bool, bool]:
+    """Whether gSDDMM's backward reads (lhs, rhs, out)."""
+    prod = op in ("mul", "div", "dot")
+    return prod, prod, op == "div"
+
+
 class GSDDMM(torch.autograd.Function):
     """out[e] = op(lhs[target_l(e)], rhs[target_r(e)]) on aligned operands."""
 
@@ -197,36 +229,46 @@ class GSDDMM(torch.autograd.Function):
         out = K.sddmm(rel, op, lhs, rhs, lt, rt)
         ctx.rel, ctx.op, ctx.lt, ctx.rt = rel, op, lt, rt
         ctx.shapes = (None if lhs is None else lhs.shape, None if rhs is None else rhs.shape)
-        ctx.save_for_backward(lhs if op in ("mul", "div", "dot") else None,
-                              rhs if op in ("mul", "div", "dot") else None,
-                              out if op == "div" else None)
+        keep_l, keep_r, keep_out = sddmm_keeps(op)
+        ctx.save_for_backward(lhs if keep_l else None, rhs if keep_r else None,
+                              out if keep_out else None)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         lhs, rhs, out = ctx.saved_tensors
-        rel, op, lt, rt = ctx.rel, ctx.op, ctx.lt, ctx.rt
-        cache: dict = {}
-        gl = gr = None
-        if ctx.needs_input_grad[2] and op != "copy_rhs":
-            if op in ("mul", "dot"):
-                gl = _operand_grad(rel, "mul", grad, rhs, lt, rt, cache)
-            elif op == "div":
-                gl = _operand_grad(rel, "div", grad, rhs, lt, rt, cache)
-            else:
-                gl = _reduce_edges(rel, grad, lt, cache)
-            gl = sum_to(gl, ctx.shapes[0])
-        if ctx.needs_input_grad[3] and op != "copy_lhs":
-            if op in ("mul", "dot"):
-                gr = _operand_grad(rel, "mul", grad, lhs, rt, lt, cache)
-            elif op == "div":  # d(l/r)/dr = -out/r: per edge, then reduced
-                gr = -_reduce_edges(rel, gsddmm(rel, "div", grad * out, rhs, "e", rt), rt, cache)
-            elif op == "sub":
-                gr = -_reduce_edges(rel, grad, rt, cache)
-            else:
-                gr = _reduce_edges(rel, grad, rt, cache)
-            gr = sum_to(gr, ctx.shapes[1])
+        gl, gr = sddmm_backward(ctx.rel, ctx.op, ctx.lt, ctx.rt, grad, lhs, rhs, out,
+                                ctx.needs_input_grad[2], ctx.needs_input_grad[3], *ctx.shapes)
         return None, None, gl, gr, None, None
+
+
+def sddmm_backward(rel, op: str, lt: str, rt: str, grad: Tensor, lhs: Optional[Tensor],
+                   rhs: Optional[Tensor], out: Optional[Tensor], want_l: bool, want_r: bool,
+                   lhs_shape, rhs_shape):
+    """``(grad_lhs, grad_rhs)`` of gSDDMM on aligned operands (None where not wanted or not read);
+    the operands are needed for mul/div/dot, ``out`` for div. The gradient of the ``GSDDMM``
+    Function and of the ``nodeweave::gsddmm`` operator."""
+    cache: dict = {}
+    gl = gr = None
+    if want_l and op != "copy_rhs":
+        if op in ("mul", "dot"):
+            gl = _operand_grad(rel, "mul", grad, rhs, lt, rt, cache)
+        elif op == "div":
+            gl = _operand_grad(rel, "div", grad, rhs, lt, rt, cache)
+        else:
+            gl = _reduce_edges(rel, grad, lt, cache)
+        gl = sum_to(gl, lhs_shape)
+    if want_r and op != "copy_lhs":
+        if op in ("mul", "dot"):
+            gr = _operand_grad(rel, "mul", grad, lhs, rt, lt, cache)
+        elif op == "div":  # d(l/r)/dr = -out/r: per edge, then reduced
+            gr = -_reduce_edges(rel, gsddmm(rel, "div", grad * out, rhs, "e", rt), rt, cache)
+        elif op == "sub":
+            gr = -_reduce_edges(rel, grad, rt, cache)
+        else:
+            gr = _reduce_edges(rel, grad, rt, cache)
+        gr = sum_to(gr, rhs_shape)
+    return gl, gr
 
 
 def _reduce_edges(rel, per_edge: Tensor, target: str, cache: dict) -> Tensor:
@@ -255,6 +297,9 @@ def gsddmm(rel, op: str, lhs: Optional[Tensor], rhs: Optional[Tensor], lhs_targe
             raise nwerr.ValueError(f"gsddmm: {name} must be 'u', 'e' or 'v', got {t!r}")
     (lhs, rhs), back = _to_float([lhs if need_l else None, rhs if need_r else None])
     lhs, rhs = K.align("gsddmm", lhs, rhs)
+    if _TL.uses_ops(rel):
+        return _cast_back(_TL.gsddmm(_TL.structure(rel), op, lhs, rhs, lhs_target, rhs_target),
+                          back)
     return _cast_back(GSDDMM.apply(rel, op, lhs, rhs, lhs_target, rhs_target), back)
 
 
@@ -270,14 +315,21 @@ class EdgeSoftmax(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        rel, by_dst = ctx.rel, ctx.by_dst
-        if not torch.is_grad_enabled():  # first order: the fused kernel
-            return None, K.edge_softmax_backward(rel, out, grad, by_dst), None
-        # create_graph: grad_x = p - out * sum_group(p) with p = out * grad, differentiably.
-        p = out * grad
-        s = gspmm(rel if by_dst else rel.reverse_for_kernels(), "copy_rhs", "sum", None, p)
-        s_e = gsddmm(rel, "copy_lhs", s, None, "v" if by_dst else "u", "e")
-        return None, p - out * s_e, None
+        return None, edge_softmax_backward(ctx.rel, out, grad, ctx.by_dst), None
+
+
+def edge_softmax_backward(rel, out: Tensor, grad: Tensor, by_dst: bool) -> Tensor:
+    """The score gradient of edge softmax (``EdgeSoftmax`` and ``nodeweave::edge_softmax``): the
+    fused kernel, or under ``create_graph`` the formula ``p - out * sum_group(p)`` with
+    ``p = out * grad`` made of differentiable kernels."""
+    if not torch.is_grad_enabled():
+        if _TL.uses_ops(rel):
+            return _TL.edge_softmax_backward(_TL.structure(rel), out, grad, by_dst)
+        return K.edge_softmax_backward(rel, out, grad, by_dst)
+    p = out * grad
+    s = gspmm(rel if by_dst else rel.reverse_for_kernels(), "copy_rhs", "sum", None, p)
+    s_e = gsddmm(rel, "copy_lhs", s, None, "v" if by_dst else "u", "e")
+    return p - out * s_e
 
 
 def edge_softmax(rel, logits: Tensor, norm_by: str = "dst") -> Tensor:
@@ -285,6 +337,9 @@ def edge_softmax(rel, logits: Tensor, norm_by: str = "dst") -> Tensor:
     if norm_by not in ("dst", "src"):
         raise nwerr.ValueError(f"edge_softmax: norm_by must be 'dst' or 'src', got {norm_by!r}")
     (logits,), back = _to_float([logits])  # torch_kernels validates the operands
+    if _TL.uses_ops(rel):
+        out = _TL.edge_softmax(_TL.structure(rel), logits.contiguous(), norm_by == "dst")
+        return _cast_back(out, back)
     return _cast_back(EdgeSoftmax.apply(rel, logits.contiguous(), norm_by == "dst"), back)
 
 
@@ -455,3 +510,8 @@ def segment_mm(a: Tensor, b: Tensor, seglen: Sequence[int]) -> Tensor:
     if sum(seglen) != a.shape[0]:
         raise nwerr.ValueError(f"segment_mm: seglen sums to {sum(seglen)} but a has {a.shape[0]} rows")
     return SegmentMM.apply(a.contiguous(), b.contiguous(), seglen)
+
+
+# Last, because torch_library registers the gradient rules above as its operators' backward and so
+# imports this module; the public functions above only read it when they run.
+from nodeweave.backend import torch_library as _TL  # noqa: E402

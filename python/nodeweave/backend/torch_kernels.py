@@ -112,9 +112,11 @@ def _prod(shape: Sequence[int]) -> int:
     return n
 
 
-def spmm(rel, op: str, reduce_op: str, lhs: Optional[Tensor], rhs: Optional[Tensor]):
-    """``(out, arg_lhs, arg_rhs)`` of gSpMM; the arg tensors (int64, flat features) exist for
-    max/min only, each for the operand the op reads (None otherwise)."""
+def spmm_outputs(num_dst: int, op: str, reduce_op: str, lhs: Optional[Tensor],
+                 rhs: Optional[Tensor]):
+    """Validates and aligns gSpMM's operands and allocates its outputs: ``(lhs, rhs, out, arg_lhs,
+    arg_rhs)``. The one shape rule of gSpMM, shared by :func:`spmm` and the fake (meta) kernel of
+    the ``nodeweave::gspmm`` custom op (:mod:`nodeweave.backend.torch_library`)."""
     if op == "dot":
         raise nwerr.ValueError("gspmm: the message op 'dot' is not supported; use gsddmm for dot products")
     need_l, need_r = op != "copy_rhs", op != "copy_lhs"
@@ -125,22 +127,30 @@ def spmm(rel, op: str, reduce_op: str, lhs: Optional[Tensor], rhs: Optional[Tens
     lhs, rhs = align("gspmm", lhs if need_l else None, rhs if need_r else None)
     any_ = lhs if lhs is not None else rhs
     feat = out_feat("gspmm", op, lhs, rhs)
-    out = torch.empty((rel.num_dst,) + feat, dtype=any_.dtype, device=any_.device)
+    out = torch.empty((num_dst,) + feat, dtype=any_.dtype, device=any_.device)
     arg_l = arg_r = None
     if reduce_op in ("max", "min"):
-        flat = (rel.num_dst, _prod(feat))
+        flat = (num_dst, _prod(feat))
         if need_l:
             arg_l = torch.empty(flat, dtype=torch.int64, device=any_.device)
         if need_r:
             arg_r = torch.empty(flat, dtype=torch.int64, device=any_.device)
+    return lhs, rhs, out, arg_l, arg_r
+
+
+def spmm(rel, op: str, reduce_op: str, lhs: Optional[Tensor], rhs: Optional[Tensor]):
+    """``(out, arg_lhs, arg_rhs)`` of gSpMM; the arg tensors (int64, flat features) exist for
+    max/min only, each for the operand the op reads (None otherwise)."""
+    lhs, rhs, out, arg_l, arg_r = spmm_outputs(rel.num_dst, op, reduce_op, lhs, rhs)
+    any_ = lhs if lhs is not None else rhs
     _K.spmm(rel, op, reduce_op, capsule(lhs), capsule(rhs), capsule(out), capsule(arg_l),
             capsule(arg_r), stream_of(any_))
     return out, arg_l, arg_r
 
 
-def sddmm(rel, op: str, lhs: Optional[Tensor], rhs: Optional[Tensor], lhs_target: str,
-          rhs_target: str) -> Tensor:
-    """Per-edge ``op(lhs[target_l(e)], rhs[target_r(e)])``."""
+def sddmm_outputs(num_edges: int, op: str, lhs: Optional[Tensor], rhs: Optional[Tensor]):
+    """Validates and aligns gSDDMM's operands and allocates its output: ``(lhs, rhs, out)``. The
+    one shape rule of gSDDMM, shared by :func:`sddmm` and the ``nodeweave::gsddmm`` fake kernel."""
     need_l, need_r = op != "copy_rhs", op != "copy_lhs"
     if need_l and lhs is None:
         raise nwerr.ValueError(f"gsddmm: op '{op}' needs lhs")
@@ -149,16 +159,30 @@ def sddmm(rel, op: str, lhs: Optional[Tensor], rhs: Optional[Tensor], lhs_target
     lhs, rhs = align("gsddmm", lhs if need_l else None, rhs if need_r else None)
     any_ = lhs if lhs is not None else rhs
     feat = out_feat("gsddmm", op, lhs, rhs)
-    out = torch.empty((rel.num_edges,) + feat, dtype=any_.dtype, device=any_.device)
+    out = torch.empty((num_edges,) + feat, dtype=any_.dtype, device=any_.device)
+    return lhs, rhs, out
+
+
+def sddmm(rel, op: str, lhs: Optional[Tensor], rhs: Optional[Tensor], lhs_target: str,
+          rhs_target: str) -> Tensor:
+    """Per-edge ``op(lhs[target_l(e)], rhs[target_r(e)])``."""
+    lhs, rhs, out = sddmm_outputs(rel.num_edges, op, lhs, rhs)
+    any_ = lhs if lhs is not None else rhs
     _K.sddmm(rel, op, capsule(lhs), capsule(rhs), lhs_target, rhs_target, capsule(out),
              stream_of(any_))
     return out
 
 
-def edge_softmax(rel, score: Tensor, by_dst: bool) -> Tensor:
+def edge_softmax_outputs(score: Tensor):
+    """Validates the scores and allocates the result: ``(score, out)`` (the shape rule of edge
+    softmax, shared with the ``nodeweave::edge_softmax`` fake kernel)."""
     _check_float("edge_softmax", "score", score)
     score = score.contiguous()
-    out = torch.empty_like(score)
+    return score, torch.empty_like(score)
+
+
+def edge_softmax(rel, score: Tensor, by_dst: bool) -> Tensor:
+    score, out = edge_softmax_outputs(score)
     _K.edge_softmax_forward(rel, by_dst, capsule(score), capsule(out), stream_of(score))
     return out
 

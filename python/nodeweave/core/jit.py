@@ -3,8 +3,9 @@
 :func:`trace` (or its alias :func:`compile`) wraps a function of tensors. The first call runs it
 eagerly while the dispatcher records every op it runs (the forward, the backward ops that
 :func:`nodeweave.core.autograd.grad` dispatches, in-place writes) into a program; passes then
-fold constants, merge common subexpressions and drop dead code, and later calls with inputs of
-the same dtypes, shapes and devices run the program in C++. The program is plain text to read:
+fuse GAT's edge pipeline, fold constants, merge common subexpressions, drop dead code and fuse
+elementwise chains, and later calls with inputs of the same dtypes, shapes and devices run the
+program in C++. The program is plain text to read:
 
 >>> import nodeweave.core as nc
 >>> w = nc.tensor([[1.0, -1.0], [0.5, 2.0]], requires_grad=True)
@@ -24,7 +25,9 @@ program(%0: float32[1, 2]) {
   %6: float32[1, 2] = mm(%0, %1)
   %7: float32[1, 2] = relu(%6)
 ...
-  %19: float32[2, 2] = mm(%18, %17)
+  %19: float32[2, 2] = mm(%18, %17) backward #3
+  backward #0 of %9 (%10) -> (%13)
+...
   return (%9, %19)
 }
 <BLANKLINE>
@@ -63,7 +66,7 @@ def pass_names() -> list[str]:
 
     >>> import nodeweave.core as nc
     >>> nc.jit.pass_names()
-    ['fold_constants', 'eliminate_common_subexpressions', 'eliminate_dead_code']
+    ['fuse_gat_edge_pipeline', 'fold_constants', 'eliminate_common_subexpressions', 'eliminate_dead_code', 'fuse_elementwise']
     """
     return list(_C._jit.pass_names())
 

@@ -22,11 +22,11 @@ from typing import Any, Optional, Tuple
 
 from nodeweave import backend as _backend
 
-from ._ns import B, T
+from ._ns import BACKEND_NAME, B, T
 from nodeweave import errors as nwerr
 
 __all__ = ["graph_tensor", "expand_as_pair", "is_block", "check_zero_in_degree", "degree_norm", "check_feat",
-           "check_pair_feats", "check_edge_weight", "check_homogeneous", "per_graph_to_nodes"]
+           "degrees", "check_pair_feats", "check_edge_weight", "check_homogeneous", "per_graph_to_nodes"]
 
 ZERO_IN_DEGREE_MESSAGE = (
     "There are 0-in-degree nodes in the graph, output for those nodes will be invalid. "
@@ -74,16 +74,43 @@ def expand_as_pair(input_: Any, g: Any = None) -> Tuple[Any, Any]:
     return input_, input_
 
 
+def _compiling() -> bool:
+    return BACKEND_NAME == "pytorch" and T.compiler.is_compiling()
+
+
+if BACKEND_NAME == "pytorch":
+    # Under torch.compile the degrees come from the structure tensors the kernels receive (the
+    # graph's C++ queries cannot be traced); see nodeweave/backend/torch_library.py.
+    from nodeweave.backend import torch_library as _torch_library
+    from nodeweave.ops._graph import relation as _relation
+
+
+def _has_zero_in_degree(graph: Any) -> bool:
+    if _compiling():  # a cached bool of the relation, which the compiled model guards on
+        return _torch_library.has_zero_in_degree(_relation(graph))
+    return bool((graph_tensor(graph.in_degrees()) == 0).any())
+
+
+def degrees(graph: Any, side: str = "in") -> Any:
+    """In-degrees (``side="in"``, destination nodes) or out-degrees (``"out"``, source nodes) of
+    ``graph`` as a tensor of these layers' backend (int64 while torch.compile traces: counted
+    from the structure tensors, in the compiled graph)."""
+    if _compiling():
+        s = _torch_library.structure(_relation(graph))
+        return (s if side == "in" else s.reverse_for_kernels()).in_degrees()
+    return graph_tensor(graph.in_degrees() if side == "in" else graph.out_degrees())
+
+
 def check_zero_in_degree(graph: Any, layer: str) -> None:
     """Raises ValueError (DGL's message) when some destination node has no in-edge."""
-    if bool((graph_tensor(graph.in_degrees()) == 0).any()):
+    if _has_zero_in_degree(graph):
         raise nwerr.ValueError(f"{layer}: {ZERO_IN_DEGREE_MESSAGE}")
 
 
 def degree_norm(graph: Any, side: str, power: float, like: Any):
     """``clamp(degree, min=1) ** power`` shaped ``(N, 1, ..., 1)`` to broadcast against ``like``
     (same dtype and device). ``side``: ``"in"`` (destination nodes) or ``"out"`` (source nodes)."""
-    degs = graph_tensor(graph.in_degrees() if side == "in" else graph.out_degrees())
+    degs = degrees(graph, side)
     norm = T.pow(degs.to(like).clamp(min=1), power)
     return norm.reshape((norm.shape[0],) + (1,) * (like.dim() - 1))
 

@@ -19,7 +19,7 @@ from nodeweave import function as fn
 from nodeweave import ops
 
 from .._ns import T, nn, F
-from .._utils import graph_tensor
+from .._utils import degrees
 from .._checks import check_feat_dim, check_rows, expand_as_pair, is_block, positive_int, src_dst_feats
 from nodeweave import errors as nwerr
 
@@ -170,7 +170,7 @@ class SAGEConv(nn.Module):
             else:
                 h_dst = h_src[:graph.num_dst_nodes()] if is_block(graph) else h_src
             total = self._aggregate(graph, h_src, edge_weight, "sum") + h_dst
-            deg = graph_tensor(graph.in_degrees()).to(total.dtype).unsqueeze(-1)
+            deg = degrees(graph, "in").to(total.dtype).unsqueeze(-1)
             h_neigh = total / (deg + 1)
             if not lin_before_mp:
                 h_neigh = self.fc_neigh(h_neigh)

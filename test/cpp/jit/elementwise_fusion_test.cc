@@ -1,0 +1,133 @@
+// fuse_elementwise on IR text in, IR text out, and the fused node against the ops it replaces.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "core_framework/engine/functional.h"
+#include "core_framework/jit/executor.h"
+#include "core_framework/jit/fused_elementwise.h"
+#include "core_framework/jit/ir_text.h"
+#include "core_framework/jit/passes/passes.h"
+#include "core_framework/jit/program_file.h"
+#include "core_framework/runtime/error.h"
+#include "core_framework/runtime/parallel.h"
+
+namespace nodeweave::jit {
+namespace {
+
+bool equal(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
+  const Tensor ca = contiguous(a), cb = contiguous(b);
+  return std::memcmp(ca.data_ptr(), cb.data_ptr(), static_cast<size_t>(ca.numel()) * ca.itemsize()) ==
+         0;
+}
+
+std::string fused(const std::string& text) {
+  Program p = parse(text);
+  fuse_elementwise(p);
+  return print(p);
+}
+
+TEST(ElementwiseFusion, FusesAChainAndKeepsWhatOthersRead) {
+  EXPECT_EQ(fused("program(%0: float32[64, 32], %1: float32[64, 32]) {\n"
+                  "  %2: float32[] = scalar 0.5\n"
+                  "  %3: float32[64, 32] = mul(%0, %1)\n"
+                  "  %4: float32[64, 32] = add(%3, %2)\n"
+                  "  %5: float32[64, 32] = relu(%4)\n"
+                  "  %6: float32[64, 32] = exp(%5)\n"
+                  "  %7: float32[32, 64] = permute(%4) {[1, 0]}\n"  // reads %4 after the run
+                  "  return (%6, %7)\n"
+                  "}\n"),
+            "program(%0: float32[64, 32], %1: float32[64, 32]) {\n"
+            "  %2: float32[] = scalar 0.5\n"
+            "  %3: float32[64, 32], %4: float32[64, 32] = fused_elementwise(%0, %1, %2) "
+            "{opaque(elementwise: r3 = mul(r0 r1); r4 = add(r3 r2); r5 = relu(r4); "
+            "r6 = exp(r5) -> r4 r6)}\n"
+            "  %5: float32[32, 64] = permute(%3) {[1, 0]}\n"
+            "  return (%4, %5)\n"
+            "}\n");
+}
+
+TEST(ElementwiseFusion, LeavesAloneWhatItCannotFuse) {
+  const std::string text =
+      "program(%0: float32[64, 32], %1: float32[32]) {\n"
+      "  %2: float32[64, 32] = exp(%0) grad\n"  // records autograd
+      "  %3: float32[64, 32] = relu(%2) grad\n"
+      "  %4: float32[64, 32] = add(%0, %1)\n"  // a broadcast operand that is not one element
+      "  %5: float32[64, 32] = neg(%4)\n"
+      "  %6: float32[64, 32] = bernoulli_mask(%5) {0.5}\n"  // random
+      "  %7: float32[64, 32] = neg_(%6)\n"                  // in place
+      "  %8: float32[32] = exp(%1)\n"
+      "  return (%3, %7, %8)\n"
+      "}\n";
+  // add(%0, %1) broadcasts a row: not fusable; neg alone is a run of one.
+  EXPECT_EQ(fused(text), print(parse(text)));
+}
+
+TEST(ElementwiseFusion, SmallTensorsAndUnrelatedNeighboursStayApart) {
+  const std::string small =
+      "program(%0: float32[8]) {\n"
+      "  %1: float32[8] = exp(%0)\n"
+      "  %2: float32[8] = neg(%1)\n"
+      "  return (%2)\n"
+      "}\n";
+  EXPECT_EQ(fused(small), print(parse(small)));
+  const std::string unrelated =
+      "program(%0: float32[2048], %1: float32[2048]) {\n"
+      "  %2: float32[2048] = exp(%0)\n"
+      "  %3: float32[2048] = neg(%1)\n"
+      "  return (%2, %3)\n"
+      "}\n";
+  EXPECT_EQ(fused(unrelated), print(parse(unrelated)));
+}
+
+// The fused node computes what the ops compute, bit for bit, on every block size boundary and
+// with any thread count; a saved program with it loads and runs.
+TEST(ElementwiseFusion, EqualsTheUnfusedOpsAndSavesAndLoads) {
+  for (int64_t n : {int64_t{1024}, kBlockElements - 1, kBlockElements + 7, 5 * kBlockElements}) {
+    const std::string text = str_cat(
+        "program(%0: float32[", n, "], %1: float32[", n, "]) {\n",
+        "  %2: float64[] = scalar 0.25\n",
+        "  %3: float32[", n, "] = mul(%0, %1)\n",
+        "  %4: float32[", n, "] = sub(%3, %2)\n",
+        "  %5: bool[", n, "] = gt(%4, %2)\n",
+        "  %6: float32[", n, "] = where(%5, %4, %0)\n",
+        "  %7: float32[", n, "] = leaky_relu(%6) {0.1}\n",
+        "  %8: float32[", n, "] = tanh(%7)\n",
+        "  return (%8, %5)\n",
+        "}\n");
+    Program plain = parse(text);
+    Program p = parse(text);
+    fuse_elementwise(p);
+    ASSERT_EQ(p.nodes.size(), 1u) << print(p);
+    Tensor a = randn({n}), b = randn({n});
+    const TensorList want = Executor(plain, false).run({a, b});
+    for (int threads : {1, 2}) {
+      set_num_threads(threads);
+      const TensorList got = Executor(p, true).run({a, b});
+      ASSERT_EQ(got.size(), 2u);
+      for (size_t i = 0; i < 2; ++i)
+        EXPECT_TRUE(equal(got[i], want[i])) << "n " << n << " output " << i;
+    }
+    set_num_threads(1);
+    const TensorList loaded = Executor(deserialize_program(serialize_program(p))).run({a, b});
+    EXPECT_TRUE(equal(loaded[0], want[0]));
+  }
+}
+
+TEST(ElementwiseFusion, ACorruptBodyIsAValueError) {
+  Program p = parse(
+      "program(%0: float32[2048]) {\n"
+      "  %1: float32[2048] = exp(%0)\n"
+      "  %2: float32[2048] = neg(%1)\n"
+      "  return (%2)\n"
+      "}\n");
+  fuse_elementwise(p);
+  std::string bytes = serialize_program(p);
+  // Cut the file anywhere: the loader refuses with ValueError, never crashes.
+  for (size_t cut = 0; cut < bytes.size(); cut += 7)
+    EXPECT_THROW(deserialize_program(bytes.substr(0, cut)), ValueError) << cut;
+}
+
+}  // namespace
+}  // namespace nodeweave::jit
