@@ -20,7 +20,9 @@
 
 namespace nodeweave::jit {
 
-constexpr uint32_t kProgramFormatVersion = 1;
+// 2: backward regions in the text, fused_elementwise and gat_aggregate nodes (a reader of version 1
+// would stop at them; version 1 files read as before).
+constexpr uint32_t kProgramFormatVersion = 2;
 
 // How an opaque attribute kind (a graph structure, say) is written and read back: as integers and
 // tensors. Registered by the layer that defines the kind (backend/ for "relation_graph").
