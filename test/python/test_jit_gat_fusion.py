@@ -225,3 +225,29 @@ def test_attention_dropout_fuses_and_drops_what_eager_drops(rng):
     a = compiled(x)[0].item()
     nc.manual_seed(7)
     assert compiled(x)[0].item() != a  # another seed, another mask
+
+
+def test_two_layer_training_step_fuses_both_layers_forward_and_backward(rng):
+    g = _graph(rng)
+    nc.manual_seed(8)
+    l1 = GATConv(8, 4, num_heads=2, attn_drop=0.3, feat_drop=0.2).double().train()
+    l2 = GATConv(8, 3, num_heads=1, attn_drop=0.3).double().train()
+    params = list(l1.parameters()) + list(l2.parameters())
+
+    def step(x):
+        h = l2(g, nc.relu(l1(g, x)).flatten(1))
+        loss = (h * h).sum()
+        return loss, nc.autograd.grad(loss, params)
+
+    compiled = nc.jit.trace(step)
+    x = nc.tensor(rng.standard_normal((40, 8)))
+    compiled(x)
+    ops = _ops(compiled.program)
+    assert ops.count("gat_aggregate") == 2 and ops.count("gat_aggregate_backward") == 2
+    nc.manual_seed(9)
+    loss, grads = compiled(x)
+    nc.manual_seed(9)
+    want_loss, want_grads = step(x)
+    _close(loss, want_loss, 1e-11)
+    for got, want in zip(grads, want_grads):
+        _close(got, want, 1e-11)
