@@ -19,23 +19,33 @@ bool same_attrs(const Attrs& a, const Attrs& b) {
 
 void eliminate_common_subexpressions(Program& p) {
   const std::vector<bool> written = written_memory(p);
+  const std::vector<int64_t> root = alias_roots(p);
   auto touches_written = [&](const std::vector<int64_t>& ids) {
     for (int64_t v : ids)
       if (v != kNone && written[static_cast<size_t>(v)]) return true;
     return false;
   };
+  // In-place writes so far, per memory (alias root): two reads of memory that an in-place node
+  // writes see the same contents, and may merge, only between the same two writes.
+  std::vector<int64_t> writes(p.values.size(), 0);
   std::vector<int64_t> replace(p.values.size());
   for (size_t v = 0; v < replace.size(); ++v) replace[v] = static_cast<int64_t>(v);
-  using Key = std::tuple<int, bool, std::vector<int64_t>>;
-  std::map<Key, std::vector<size_t>> seen;  // kept nodes by op, grad mode and inputs
+  // Kept nodes by op, grad mode, inputs and the write count of each input's memory.
+  using Key = std::tuple<int, bool, std::vector<int64_t>, std::vector<int64_t>>;
+  std::map<Key, std::vector<size_t>> seen;
   std::vector<OpNode> nodes;
   for (OpNode& n : p.nodes) {
-    for (int64_t& v : n.inputs)
+    std::vector<int64_t> versions;
+    for (int64_t& v : n.inputs) {
       if (v != kNone) v = replace[static_cast<size_t>(v)];
-    const bool eligible = !n.inplace && !(op_def(n.op).traits & kRandom) &&
-                          !touches_written(n.inputs) && !touches_written(n.outputs);
+      versions.push_back(v == kNone ? 0 : writes[static_cast<size_t>(root[static_cast<size_t>(v)])]);
+    }
+    if (n.inplace) ++writes[static_cast<size_t>(root[static_cast<size_t>(n.inputs[0])])];
+    // A result written in place later must stay its own value.
+    const bool eligible =
+        !n.inplace && !(op_def(n.op).traits & kRandom) && !touches_written(n.outputs);
     if (eligible) {
-      auto& candidates = seen[Key{static_cast<int>(n.op), n.grad_enabled, n.inputs}];
+      auto& candidates = seen[Key{static_cast<int>(n.op), n.grad_enabled, n.inputs, versions}];
       const OpNode* match = nullptr;
       for (size_t k : candidates)
         if (same_attrs(nodes[k].attrs, n.attrs)) match = &nodes[k];

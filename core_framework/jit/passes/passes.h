@@ -13,8 +13,9 @@ namespace nodeweave::jit {
 // Drops nodes whose outputs nothing reads, neither a node, an output nor a guard (in-place and
 // random nodes stay: their effects are visible without a reader).
 void eliminate_dead_code(Program& p);
-// Merges nodes that apply the same op with the same attributes to the same values, unless one of
-// them reads memory an in-place node writes, or draws random numbers.
+// Merges nodes that apply the same op with the same attributes to the same values, read between
+// the same in-place writes of their memory, unless they draw random numbers or their result is
+// written in place later.
 void eliminate_common_subexpressions(Program& p);
 // Runs, at compile time, every node whose inputs are all constants, and makes its outputs
 // constants (not random nodes, not in-place ones, not results an in-place node later writes), and

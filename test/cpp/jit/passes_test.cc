@@ -67,6 +67,28 @@ TEST(CommonSubexpressions, LeavesRandomDrawsAndWrittenMemoryAlone) {
   EXPECT_EQ(apply(eliminate_common_subexpressions, text), text);
 }
 
+TEST(CommonSubexpressions, MergesReadsBetweenTheSameWrites) {
+  // A backward seeds its gradient with fill_ and then reads it twice the same way (h * h).
+  EXPECT_EQ(apply(eliminate_common_subexpressions,
+                  "program(%0: float32[4], %1: float32[4]) {\n"
+                  "  %2: float32[4] = fill_(%0) {1.0}\n"
+                  "  %3: float32[4] = mul(%2, %1)\n"
+                  "  %4: float32[4] = mul(%2, %1)\n"  // same write count as %3: merged
+                  "  %5: float32[4] = add_(%2, %1)\n"
+                  "  %6: float32[4] = mul(%2, %1)\n"  // after another write: a new value
+                  "  %7: float32[4] = add(%3, %4)\n"
+                  "  return (%7, %6, %5)\n"
+                  "}\n"),
+            "program(%0: float32[4], %1: float32[4]) {\n"
+            "  %2: float32[4] = fill_(%0) {1.0}\n"
+            "  %3: float32[4] = mul(%2, %1)\n"
+            "  %4: float32[4] = add_(%2, %1)\n"
+            "  %5: float32[4] = mul(%2, %1)\n"
+            "  %6: float32[4] = add(%3, %3)\n"
+            "  return (%6, %5, %4)\n"
+            "}\n");
+}
+
 TEST(ConstantFolding, RunsNodesOfConstantsAtCompileTime) {
   EXPECT_EQ(apply(fold_constants,
                   "program(%0: float32[3]) {\n"
