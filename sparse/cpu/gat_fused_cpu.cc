@@ -87,6 +87,14 @@ inline T* row_scratch(std::vector<T>& buf, int64_t n) {
   return buf.data();
 }
 
+// The dropout mask's value at i, or 1 without dropout (x * T(1) is x exactly, so the compiler
+// drops the product and the dropout-free loops carry no mask).
+template <bool kDrop, typename T>
+[[gnu::always_inline]] inline T kept(const T* k, int64_t i) {
+  if constexpr (kDrop) return k[i];
+  return T(1);
+}
+
 template <typename T>
 [[gnu::always_inline]] inline T leaky_relu(T s, T slope) {
   return s > T(0) ? s : slope * s;
@@ -278,10 +286,7 @@ void backward_dst_rows(const GatData<T, I>& p, int64_t rb, int64_t re) {
         const T a = x[j * H + h] * nd[2 * H + h];
         const T c = elu[h] + nd[h] > T(0) ? a : slope * a;
         csum[h] += c;
-        if constexpr (kDrop)
-          axpy(w.data() + h * D, c * k[j * H + h], f + h * D, D);
-        else
-          axpy(w.data() + h * D, c, f + h * D, D);
+        axpy(w.data() + h * D, c * kept<kDrop>(k, j * H + h), f + h * D, D);
       }
     }
     for (int64_t h = 0; h < H; ++h)
@@ -331,10 +336,8 @@ void backward_src_rows(const GatData<T, I>& p, int64_t rb, int64_t re) {
         const T a = x[j * H + h] * nd[2 * H + h];
         const T c = elu[h] + nd[h] > T(0) ? a : slope * a;
         cdot[h] += c * nd[3 * H + h];
-        if constexpr (kDrop)
-          axpy2(gf + h * D, a * k[j * H + h], w.data() + h * D, c * k[j * H + h], g + h * D, D);
-        else
-          axpy2(gf + h * D, a, w.data() + h * D, c, g + h * D, D);
+        const T keep = kept<kDrop>(k, j * H + h);
+        axpy2(gf + h * D, a * keep, w.data() + h * D, c * keep, g + h * D, D);
       }
     }
     for (int64_t h = 0; h < H; ++h) gel[h] = dot(f + h * D, w.data() + h * D, D) - cdot[h];

@@ -337,21 +337,6 @@ TEST(GatFused, EmptyGraphs) {
   }
 }
 
-// Expects `fn` to throw E whose message contains every fragment.
-template <typename E, typename F>
-void expect_error(F&& fn, std::initializer_list<const char*> fragments) {
-  try {
-    fn();
-    ADD_FAILURE() << "no exception";
-  } catch (const E& e) {
-    for (const char* f : fragments)
-      EXPECT_NE(std::string(e.what()).find(f), std::string::npos)
-          << "message '" << e.what() << "' lacks '" << f << "'";
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
-
 // A valid setup (4 sources, 3 destinations, 5 edges, H = 2, D = 3) to break one piece at a time.
 struct Fixture {
   Graph g;

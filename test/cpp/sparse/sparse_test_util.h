@@ -1,8 +1,13 @@
 // Helpers for the sparse-kernel tests: ArrayViews over std::vectors, random multigraphs with
 // isolated nodes, self-loops and repeated edges, and their CSC views built independently of the
-// library.
+// library; expect_error for messages that must name the argument.
 #pragma once
+#include <gtest/gtest.h>
+
 #include <cstdint>
+#include <exception>
+#include <initializer_list>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -231,5 +236,20 @@ struct RefMessage {
     return m;
   }
 };
+
+// Expects `fn` to throw E whose message contains every fragment.
+template <typename E, typename F>
+void expect_error(F&& fn, std::initializer_list<const char*> fragments) {
+  try {
+    fn();
+    ADD_FAILURE() << "no exception";
+  } catch (const E& e) {
+    for (const char* f : fragments)
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos)
+          << "message '" << e.what() << "' lacks '" << f << "'";
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type: " << e.what();
+  }
+}
 
 }  // namespace nodeweave::sparse::test_util
