@@ -259,6 +259,7 @@ RelationGraphPtr RelationGraph::reverse() const {
   if (coo_) g->coo_ = CooArrays{coo_->dst, coo_->src};
   if (csr_) g->csc_ = csr_;
   if (csc_) g->csr_ = csc_;
+  g->reverse_of_ = shared_from_this();
   return g;
 }
 

@@ -56,6 +56,9 @@ class RelationGraph : public std::enable_shared_from_this<RelationGraph> {
   // the CPU, so that it is converted once and cached here. A plain reverse() of a graph without
   // it would sort the edges again in every call, into a graph that is thrown away.
   RelationGraphPtr reverse_for_kernels() const;
+  // The graph this one is the reverse() of (null for a graph not made by reverse()): a traced
+  // program that takes a graph as input finds the reversed graphs backward passes walk by it.
+  const RelationGraphPtr& reverse_of() const { return reverse_of_; }
   // A graph restricted to `formats` (must intersect the created ones or be creatable); shares
   // arrays.
   RelationGraphPtr with_formats(uint8_t formats) const;
@@ -75,6 +78,7 @@ class RelationGraph : public std::enable_shared_from_this<RelationGraph> {
   mutable std::mutex mu_;
   mutable std::optional<CooArrays> coo_;
   mutable std::optional<CompressedArrays> csr_, csc_;
+  RelationGraphPtr reverse_of_;
 };
 
 }  // namespace nodeweave::graph

@@ -8,9 +8,10 @@
 //   %o = gspmm(%feat, %w) {G, mul, sum}          sum of w[e] * feat[u]
 //
 // becomes `%o, %stats, %seed = gat_aggregate(%el, %er, %feat) {G, slope, p}`, which never writes
-// the edges x heads intermediates (it redraws the dropout mask from its seed, the same mask). When the program holds the backward of all four (grad() traced into
-// it, GradRegion), the nodes of those four backward regions become one gat_aggregate_backward,
-// which recomputes the attention from %stats instead of reading saved edge arrays.
+// the edges x heads intermediates (it redraws the dropout mask from its seed, the same mask). When
+// the program holds the backward of all four (grad() traced into it, GradRegion), the nodes of
+// those four backward regions become one gat_aggregate_backward, which recomputes the attention
+// from %stats instead of reading saved edge arrays.
 //
 // The pass fuses only what it can prove safe: the intermediates feed nothing but the chain and its
 // backward, the backward regions are complete and hand gradients only to each other and out through
@@ -39,8 +40,8 @@ using jit::ValueType;
 constexpr size_t kNoNode = static_cast<size_t>(-1);
 struct Chain {
   size_t sddmm, leaky, softmax, mask = kNoNode, mul = kNoNode, spmm;
-  double p = 0;           // attention dropout
-  size_t mul_slot = 0;    // which input of the mul is the attention
+  double p = 0;         // attention dropout
+  size_t mul_slot = 0;  // which input of the mul is the attention
   bool dropout() const { return mul != kNoNode; }
   std::vector<size_t> nodes() const {
     std::vector<size_t> ks{sddmm, leaky, softmax, spmm};
@@ -83,7 +84,9 @@ class Fuser {
     const int64_t k = def_[static_cast<size_t>(v)];
     return k < 0 ? nullptr : &p_.nodes[static_cast<size_t>(k)];
   }
-  size_t producer_index(int64_t v) const { return static_cast<size_t>(def_[static_cast<size_t>(v)]); }
+  size_t producer_index(int64_t v) const {
+    return static_cast<size_t>(def_[static_cast<size_t>(v)]);
+  }
 
   static bool is_score(const ValueType& t, int64_t rows, int64_t heads) {
     return t.shape.size() == 3 && t.shape[0] == rows && t.shape[1] == heads && t.shape[2] == 1;
@@ -283,7 +286,8 @@ class Fuser {
     }
 
     // Rewrite: the forward at fwd_at, the backward at the first region node's place.
-    Attrs attrs = graph_attrs(graph_of(n4.attrs));
+    Attrs attrs;
+    attrs.push_back(n4.attrs[0]);  // the graph, or the object input standing for it
     attrs.push_back(slope);
     attrs.push_back(c.p);
     OpNode fwd;

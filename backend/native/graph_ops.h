@@ -7,6 +7,7 @@
 
 #include "core_framework/engine/attrs.h"
 #include "core_framework/engine/tensor.h"
+#include "core_framework/jit/object_input.h"
 #include "graph/relation_graph.h"
 #include "sparse/types.h"
 
@@ -17,9 +18,16 @@ using sparse::ReduceOp;
 using sparse::Target;
 
 // How an op carries its graph through the engine (an opaque attribute).
-struct GraphAttr : OpaqueAttr {
+struct GraphAttr : OpaqueAttr, jit::ObjectAttr {
+  // The derivation code (jit::ObjectAttr::lineage) of a reversed graph.
+  static constexpr int kReversed = 1;
   explicit GraphAttr(graph::RelationGraphPtr g) : graph(std::move(g)) {}
   const char* kind() const override { return "relation_graph"; }
+  // The graph, then the graph it is the reverse() of, the one that is the reverse() of, ... (a
+  // reverse of a reverse is the graph itself again: parity decides).
+  std::vector<std::pair<const void*, int>> lineage() const override;
+  OpaquePtr derived(int derivation) const override;
+  std::vector<int64_t> sizes() const override;  // num_src, num_dst, num_edges
   graph::RelationGraphPtr graph;
 };
 

@@ -3,9 +3,9 @@
 #pragma once
 #include "backend/graph_views.h"
 #include "backend/native/graph_ops.h"
-#include "core_framework/jit/program.h"
 #include "core_framework/engine/functional.h"
 #include "core_framework/engine/op_def.h"
+#include "core_framework/jit/program.h"
 #include "sparse/types.h"
 
 namespace nodeweave::backend {
@@ -35,7 +35,13 @@ OpDef gat_aggregate_backward_def();
 // The jit pass that replaces GAT's edge pipeline by gat_aggregate (gat_fusion_pass.cc).
 void fuse_gat_edge_pipeline(jit::Program& p);
 
+// The graph of a call, or of a program node (through an object input's traced graph).
 inline const graph::RelationGraphPtr& graph_of(const Attrs& a, size_t k = 0) {
+  if (const jit::ObjectInputAttr* in = jit::object_input_at(a, k)) {
+    const auto* g = dynamic_cast<const GraphAttr*>(in->traced.get());
+    NW_CHECK(g, std::logic_error, "op attribute ", k, " is a parsed graph input");
+    return g->graph;
+  }
   return a.opaque<GraphAttr>(k).graph;
 }
 inline Attrs graph_attrs(const graph::RelationGraphPtr& g) {

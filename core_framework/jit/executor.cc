@@ -4,6 +4,7 @@
 
 #include "core_framework/autograd/grad_mode.h"
 #include "core_framework/engine/functional.h"
+#include "core_framework/jit/object_input.h"
 #include "core_framework/runtime/error.h"
 
 namespace nodeweave::jit {
@@ -30,8 +31,8 @@ Executor::Executor(Program program, bool plan_memory) : program_(std::move(progr
   for (const OpNode& n : p.nodes)
     for (size_t i = 0; i < n.attrs.size(); ++i)
       if (auto* o = std::get_if<OpaquePtr>(&n.attrs[i]))
-        NW_CHECK(!dynamic_cast<const PlaceholderAttr*>(o->get()), ValueError,
-                 "jit: ", op_def(n.op).name, " has an opaque attribute (", (*o)->kind(),
+        NW_CHECK(!dynamic_cast<const PlaceholderAttr*>(o->get()) || object_input_at(n.attrs, i),
+                 ValueError, "jit: ", op_def(n.op).name, " has an opaque attribute (", (*o)->kind(),
                  ") that was parsed from text; the program cannot run");
   // Last reader of each value; outputs are never released.
   std::vector<int64_t> last(p.values.size(), -1);
@@ -55,6 +56,7 @@ Executor::Executor(Program program, bool plan_memory) : program_(std::move(progr
     else
       guards_after_[static_cast<size_t>(at)].push_back(g);
   }
+  for (const OpNode& n : p.nodes) reads_object_.push_back(reads_object_input(n.attrs));
   release_after_.resize(p.nodes.size());
   for (size_t v = 0; v < last.size(); ++v)
     if (last[v] >= 0)
@@ -80,7 +82,7 @@ void Executor::check_guard(size_t g, const Tensor& value) const {
                              ", which the traced code read into the host program, changed"));
 }
 
-TensorList Executor::run(const TensorList& inputs) const {
+TensorList Executor::run(const TensorList& inputs, const std::vector<OpaquePtr>& objects) const {
   const Program& p = program_;
   std::unique_lock<std::mutex> lock(arena_mu_, std::defer_lock);
   if (!plan_.buffer_bytes.empty()) {
@@ -91,6 +93,32 @@ TensorList Executor::run(const TensorList& inputs) const {
   }
   NW_CHECK(inputs.size() == p.inputs.size(), ValueError, "jit: the program takes ", p.inputs.size(),
            " tensors, got ", inputs.size());
+  NW_CHECK(objects.size() == p.object_inputs.size(), ValueError, "jit: the program takes ",
+           p.object_inputs.size(), " object inputs (graphs), got ", objects.size());
+  for (size_t k = 0; k < objects.size(); ++k) {
+    NW_CHECK(objects[k] && p.object_inputs[k] == objects[k]->kind(), ValueError,
+             "jit: object input @", k, " must be a ", p.object_inputs[k], ", got ",
+             objects[k] ? objects[k]->kind() : "null");
+    const ObjectAttr* obj = object_attr(objects[k]);
+    NW_CHECK(obj, ValueError, "jit: object input @", k, " (a ", objects[k]->kind(),
+             ") cannot be bound");
+    NW_CHECK(obj->sizes() == p.object_sizes[k], ValueError, "jit: object input @", k, " (a ",
+             p.object_inputs[k], ") has sizes ", shape_str(obj->sizes()),
+             ", the program was traced for ", shape_str(p.object_sizes[k]));
+  }
+  // Each object input's derived objects (a reversed graph) are made once per run.
+  std::vector<std::vector<OpaquePtr>> derived(objects.size());
+  auto bound_object = [&](const ObjectInputAttr& in) -> const OpaquePtr& {
+    const auto k = static_cast<size_t>(in.input);
+    if (in.derivation == 0) return objects[k];
+    std::vector<OpaquePtr>& made = derived[k];
+    if (made.size() <= static_cast<size_t>(in.derivation))
+      made.resize(static_cast<size_t>(in.derivation) + 1);
+    OpaquePtr& d = made[static_cast<size_t>(in.derivation)];
+    if (!d) d = object_attr(objects[k])->derived(in.derivation);
+    return d;
+  };
+  Attrs bound;
   std::vector<Tensor> env(p.values.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ValueType& want = p.values[static_cast<size_t>(p.inputs[i])].type;
@@ -116,12 +144,20 @@ TensorList Executor::run(const TensorList& inputs) const {
   for (size_t k = 0; k < p.nodes.size(); ++k) {
     const OpNode& n = p.nodes[k];
     AutoGradMode mode(grad_on && n.grad_enabled);
+    const Attrs* attrs = &n.attrs;
+    if (reads_object_[k]) {
+      bound = n.attrs;
+      for (size_t i = 0; i < bound.size(); ++i)
+        if (const ObjectInputAttr* in = object_input_at(n.attrs, i))
+          bound.mutable_at(i) = bound_object(*in);
+      attrs = &bound;
+    }
     if (n.inplace) {
       Tensor& self = env[static_cast<size_t>(n.inputs[0])];
       args.clear();
       for (size_t i = 1; i < n.inputs.size(); ++i)
         args.push_back(n.inputs[i] == kNone ? Tensor() : env[static_cast<size_t>(n.inputs[i])]);
-      env[static_cast<size_t>(n.outputs[0])] = dispatch_inplace(n.op, self, args, n.attrs);
+      env[static_cast<size_t>(n.outputs[0])] = dispatch_inplace(n.op, self, args, *attrs);
     } else {
       args.clear();
       for (int64_t v : n.inputs)
@@ -143,12 +179,12 @@ TensorList Executor::run(const TensorList& inputs) const {
           impl->dtype = t.dtype;
           outs.emplace_back(std::move(impl));
         }
-        dispatch_into(n.op, args, n.attrs, outs);
+        dispatch_into(n.op, args, *attrs, outs);
       } else {
-        outs = dispatch(n.op, args, n.attrs);
+        outs = dispatch(n.op, args, *attrs);
       }
-      NW_CHECK(outs.size() == n.outputs.size(), ValueError, "jit: ", op_def(n.op).name,
-               " made ", outs.size(), " results where the program expects ", n.outputs.size());
+      NW_CHECK(outs.size() == n.outputs.size(), ValueError, "jit: ", op_def(n.op).name, " made ",
+               outs.size(), " results where the program expects ", n.outputs.size());
       for (size_t i = 0; i < n.outputs.size(); ++i)
         env[static_cast<size_t>(n.outputs[i])] = std::move(outs[i]);
     }

@@ -31,7 +31,9 @@ class Executor {
   // ValueError naming the input when the count, a dtype, a shape or a device differs from the
   // program's; GuardFailure when a guard's value changed. The constructor raises ValueError when
   // the program holds placeholders (parsed `#k` tensors or opaque attributes) and so cannot run.
-  TensorList run(const TensorList& inputs) const;
+  // `objects`: the program's object inputs (object_input.h), in order, each of the kind and the
+  // sizes traced (ValueError naming it otherwise).
+  TensorList run(const TensorList& inputs, const std::vector<OpaquePtr>& objects = {}) const;
 
   const Program& program() const { return program_; }
   const MemoryPlan& memory_plan() const { return plan_; }
@@ -41,6 +43,7 @@ class Executor {
   std::vector<std::vector<int64_t>> release_after_;  // per node: values last read there
   std::vector<std::vector<size_t>> guards_after_;    // per node: guards on its outputs
   std::vector<size_t> guards_first_;                 // guards on inputs, captures, constants
+  std::vector<bool> reads_object_;                   // per node: an attribute is an object input
   void check_guard(size_t g, const Tensor& value) const;
   bool planned_node(size_t k) const;  // some output of node k goes into a planned buffer
   MemoryPlan plan_;

@@ -9,6 +9,7 @@
 
 #include "core_framework/engine/functional.h"
 #include "core_framework/jit/fused_elementwise.h"
+#include "core_framework/jit/object_input.h"
 #include "core_framework/runtime/error.h"
 
 namespace nodeweave::jit {
@@ -56,6 +57,9 @@ std::string attr_str(const AttrValue& a) {
   if (auto* t = std::get_if<DType>(&a)) return std::string("dtype(") + dtype_name(*t) + ")";
   const OpaquePtr& o = std::get<OpaquePtr>(a);
   if (!o) return "opaque(null)";
+  if (auto* in = dynamic_cast<const ObjectInputAttr*>(o.get()))
+    return str_cat("opaque(", in->kind(), " @", in->input,
+                   in->derivation ? str_cat(" derived ", in->derivation) : std::string(), ")");
   const std::string more = o->describe();
   return std::string("opaque(") + o->kind() + (more.empty() ? "" : ": " + more) + ")";
 }
@@ -86,6 +90,10 @@ std::string print(const Program& p) {
     const int64_t v = p.inputs[i];
     os << (i ? ", " : "") << value_ref(v) << ": "
        << type_str(p.values[static_cast<size_t>(v)].type);
+  }
+  for (size_t i = 0; i < p.object_inputs.size(); ++i) {
+    os << (i || !p.inputs.empty() ? ", " : "") << "@" << i << ": " << p.object_inputs[i];
+    if (i < p.object_sizes.size()) os << attr_str(p.object_sizes[i]);
   }
   os << ") {\n";
   for (size_t v = 0; v < p.values.size(); ++v) {
@@ -156,6 +164,26 @@ class Parser {
     expect('(');
     if (!peek(')')) {
       do {
+        skip();
+        if (accept('@')) {  // an object input: @k: kind
+          const int64_t k = integer();
+          NW_CHECK(k == static_cast<int64_t>(p_.object_inputs.size()), ValueError, where(),
+                   "object input @", k, " out of order");
+          expect(':');
+          p_.object_inputs.push_back(word());
+          IntList sizes;
+          if (accept('[')) {
+            if (!peek(']')) {
+              do sizes.push_back(integer());
+              while (accept(','));
+            }
+            expect(']');
+          }
+          p_.object_sizes.push_back(sizes);
+          continue;
+        }
+        NW_CHECK(p_.object_inputs.empty(), ValueError, where(),
+                 "tensor inputs come before object inputs");
         const int64_t id = value_id();
         expect(':');
         const ValueType t = type();
@@ -278,8 +306,8 @@ class Parser {
     expect_word("backward");
     expect('#');
     const int64_t k = integer();
-    NW_CHECK(k == static_cast<int64_t>(p_.regions.size()), ValueError, where(),
-             "backward region #", k, " declared out of order (expected #", p_.regions.size(), ")");
+    NW_CHECK(k == static_cast<int64_t>(p_.regions.size()), ValueError, where(), "backward region #",
+             k, " declared out of order (expected #", p_.regions.size(), ")");
     GradRegion reg;
     expect_word("of");
     reg.forward = maybe_value();
@@ -365,8 +393,26 @@ class Parser {
           ++pos_;
         }
       }
+      auto placeholder = std::make_shared<PlaceholderAttr>(kind);
+      skip();
+      if (accept('@')) {  // a reference to an object input
+        const int64_t k = integer();
+        NW_CHECK(k >= 0 && k < static_cast<int64_t>(p_.object_inputs.size()), ValueError, where(),
+                 "no object input @", k);
+        NW_CHECK(p_.object_inputs[static_cast<size_t>(k)] == kind, ValueError, where(),
+                 "object input @", k, " is a ", p_.object_inputs[static_cast<size_t>(k)],
+                 ", not a ", kind);
+        int64_t d = 0;
+        if (starts_word("derived")) {
+          word();
+          d = integer();
+          NW_CHECK(d > 0 && d < 256, ValueError, where(), "derivation ", d, " out of range");
+        }
+        expect(')');
+        return OpaquePtr(std::make_shared<ObjectInputAttr>(k, static_cast<int>(d), placeholder));
+      }
       expect(')');
-      return OpaquePtr(std::make_shared<PlaceholderAttr>(kind));
+      return OpaquePtr(placeholder);
     }
     const std::string tok = number_token();
     if (tok.find_first_of(".eEn") != std::string::npos) return std::strtod(tok.c_str(), nullptr);

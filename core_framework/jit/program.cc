@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core_framework/jit/object_input.h"
 #include "core_framework/runtime/error.h"
 
 namespace nodeweave::jit {
@@ -44,6 +45,8 @@ void Program::verify() const {
              " is declared with another type than its tensor");
     defined[static_cast<size_t>(v)] = true;
   }
+  NW_CHECK(object_sizes.size() == object_inputs.size(), ValueError,
+           "program: ", object_inputs.size(), " object inputs but sizes for ", object_sizes.size());
   for (size_t k = 0; k < nodes.size(); ++k) {
     const OpNode& node = nodes[k];
     NW_CHECK(static_cast<int>(node.op) < num_registered_ops(), ValueError, "program: node ", k,
@@ -56,6 +59,17 @@ void Program::verify() const {
     }
     NW_CHECK(!node.inplace || !node.inputs.empty(), ValueError, "program: in-place node ", k,
              " has no input to write");
+    for (size_t a = 0; a < node.attrs.size(); ++a) {
+      const ObjectInputAttr* in = object_input_at(node.attrs, a);
+      if (!in) continue;
+      NW_CHECK(in->input >= 0 && in->input < static_cast<int64_t>(object_inputs.size()), ValueError,
+               "program: node ", k, " (", op_def(node.op).name, ") refers to object input @",
+               in->input, ", which does not exist");
+      NW_CHECK(object_inputs[static_cast<size_t>(in->input)] == in->kind(), ValueError,
+               "program: node ", k, " (", op_def(node.op).name, ") takes object input @", in->input,
+               " as a ", in->kind(), " but it is a ",
+               object_inputs[static_cast<size_t>(in->input)]);
+    }
     for (int64_t v : node.outputs) {
       check_id(v, "a node output");
       NW_CHECK(values[static_cast<size_t>(v)].source == ValueSource::Node, ValueError,
@@ -102,6 +116,8 @@ void Program::compact() {
 
   std::vector<int64_t> remap(values.size(), -1);
   Program out;
+  out.object_inputs = object_inputs;
+  out.object_sizes = object_sizes;
   for (int64_t v : inputs) {
     const int64_t id = out.add_value(values[static_cast<size_t>(v)].type, ValueSource::Input,
                                      static_cast<int64_t>(out.inputs.size()));

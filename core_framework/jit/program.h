@@ -83,6 +83,12 @@ struct Guard {
 struct Program {
   std::vector<Value> values;
   std::vector<int64_t> inputs;  // value ids the caller binds, in argument order
+  // The kinds of the object inputs (graphs) the caller binds after the tensors, in order
+  // (object_input.h).
+  std::vector<std::string> object_inputs;
+  // Per object input, the sizes it was traced with (OpaqueAttr::sizes): the shapes of the program
+  // follow them, so a run checks the object it is given has them.
+  std::vector<IntList> object_sizes;
   std::vector<Tensor> tensors;  // captures and constants (undefined in a parsed program)
   std::vector<OpNode> nodes;
   std::vector<int64_t> outputs;  // value ids returned, in order (a value may appear twice)

@@ -12,6 +12,7 @@
 
 #include "core_framework/engine/functional.h"
 #include "core_framework/jit/ir_text.h"
+#include "core_framework/jit/object_input.h"
 #include "core_framework/runtime/error.h"
 
 namespace nodeweave::jit {
@@ -129,12 +130,14 @@ class Reader {
   const std::string& what_;
 };
 
-// The opaque attributes of p in node order, attribute order.
+// The opaque attributes of p the file holds, in node order, attribute order (not the references
+// to object inputs: the text says all there is to them, and the caller binds the objects).
 std::vector<OpaquePtr*> opaque_slots(Program& p) {
   std::vector<OpaquePtr*> out;
   for (OpNode& n : p.nodes)
     for (size_t i = 0; i < n.attrs.size(); ++i)
-      if (auto* o = std::get_if<OpaquePtr>(&n.attrs.mutable_at(i))) out.push_back(o);
+      if (auto* o = std::get_if<OpaquePtr>(&n.attrs.mutable_at(i)))
+        if (!object_input_at(n.attrs, i)) out.push_back(o);
   return out;
 }
 

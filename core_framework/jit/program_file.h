@@ -22,7 +22,9 @@ namespace nodeweave::jit {
 
 // 2: backward regions in the text, fused_elementwise and gat_aggregate nodes (a reader of version 1
 // would stop at them; version 1 files read as before).
-constexpr uint32_t kProgramFormatVersion = 2;
+// 3: object inputs (graphs bound at each run: `@k: relation_graph[sizes]` in the header and
+// `opaque(relation_graph @k)` on nodes).
+constexpr uint32_t kProgramFormatVersion = 3;
 
 // How an opaque attribute kind (a graph structure, say) is written and read back: as integers and
 // tensors. Registered by the layer that defines the kind (backend/ for "relation_graph").

@@ -3,19 +3,28 @@
 #include "core_framework/autograd/grad_mode.h"
 #include "core_framework/engine/functional.h"
 #include "core_framework/jit/alias_classes.h"
+#include "core_framework/jit/object_input.h"
 #include "core_framework/runtime/error.h"
 
 namespace nodeweave::jit {
 
 namespace {
-thread_local bool t_tracing = false;
+thread_local Tracer* t_tracer = nullptr;
 }  // namespace
 
+Tracer* Tracer::current() { return t_tracer; }
+
+void Tracer::note_object_read(const void* object, const std::string& what) {
+  if (!installed_ || !is_object_input(object) || !object_read_.empty()) return;
+  object_read_ = what;
+}
+
 Tracer::Tracer() {
-  if (t_tracing) throw TracingError("jit: a trace is already being recorded on this thread");
+  if (t_tracer) throw TracingError("jit: a trace is already being recorded on this thread");
   first_serial_ = detail::next_tensor_serial();
   previous_ = set_dispatch_observer(this);
-  installed_ = t_tracing = true;
+  installed_ = true;
+  t_tracer = this;
 }
 
 Tracer::~Tracer() { uninstall(); }
@@ -23,7 +32,8 @@ Tracer::~Tracer() { uninstall(); }
 void Tracer::uninstall() {
   if (!installed_) return;
   set_dispatch_observer(previous_);
-  installed_ = t_tracing = false;
+  installed_ = false;
+  t_tracer = nullptr;
 }
 
 int64_t Tracer::add_input(const Tensor& t) {
@@ -34,6 +44,20 @@ int64_t Tracer::add_input(const Tensor& t) {
   bind(t, id);
   varies_[static_cast<size_t>(id)] = true;
   return id;
+}
+
+int64_t Tracer::add_object_input(const OpaquePtr& object) {
+  NW_CHECK(object, ValueError, "jit: an object input is null");
+  const ObjectAttr* obj = object_attr(object);
+  NW_CHECK(obj, ValueError, "jit: a ", object->kind(), " cannot be a program input");
+  const void* root = obj->lineage().at(0).first;
+  const auto k = static_cast<int64_t>(p_.object_inputs.size());
+  NW_CHECK(object_of_root_.emplace(root, k).second, ValueError, "jit: the same ", object->kind(),
+           " is declared as an input twice");
+  p_.object_inputs.push_back(object->kind());
+  p_.object_sizes.push_back(obj->sizes());
+  objects_.push_back(object);
+  return k;
 }
 
 void Tracer::bind(const Tensor& t, int64_t id) {
@@ -82,6 +106,21 @@ void Tracer::on_op(OpKind kind, const TensorList& inputs, const Attrs& attrs,
   n.op = kind;
   n.attrs = attrs;
   n.region = region_;
+  // An attribute standing for an object input, or for one made from it, names the input: a run
+  // puts in the object it is called with.
+  if (!object_of_root_.empty())
+    for (size_t i = 0; i < attrs.size(); ++i) {
+      const auto* o = std::get_if<OpaquePtr>(&attrs[i]);
+      const ObjectAttr* obj = o ? object_attr(*o) : nullptr;
+      if (!obj) continue;
+      for (const auto& [from, derivation] : obj->lineage()) {
+        auto it = object_of_root_.find(from);
+        if (it == object_of_root_.end()) continue;
+        n.attrs.mutable_at(i) =
+            OpaquePtr(std::make_shared<ObjectInputAttr>(it->second, derivation, *o));
+        break;
+      }
+    }
   // Autograd recorded it exactly when an output now requires grad.
   for (const Tensor& t : outputs)
     n.grad_enabled = n.grad_enabled || (t.defined() && t.requires_grad());
@@ -171,6 +210,8 @@ void Tracer::stop() {
   node_of_grad_fn_.clear();
   region_ = -1;
   pending_.clear();
+  object_of_root_.clear();
+  objects_.clear();
   keep_.clear();  // last: the tensors it keeps alive may be the keys above
 }
 

@@ -41,6 +41,18 @@ class Tracer final : public DispatchObserver {
 
   // Declares the next program input; returns its value id.
   int64_t add_input(const Tensor& t);
+  // Declares the next object input (object_input.h): an attribute whose object the traced ops'
+  // attributes are matched against. Returns its position among the object inputs.
+  int64_t add_object_input(const OpaquePtr& object);
+  // Whether `object` is the object of a declared object input.
+  bool is_object_input(const void* object) const { return object_of_root_.count(object) > 0; }
+  // The trace running on this thread, or null.
+  static Tracer* current();
+  // Host code read the structure of an object input (a graph's degrees into NumPy), which the
+  // program cannot see: what it computed from it is frozen, so the trace must not be reused for
+  // another object. Keeps the first such read, which object_read() names ("" when none).
+  void note_object_read(const void* object, const std::string& what);
+  const std::string& object_read() const { return object_read_; }
   // Stops recording and returns the program computing `outputs`.
   Program finish(const TensorList& outputs);
   // Stops recording and drops what was recorded (the traced code raised). Idempotent.
@@ -66,6 +78,9 @@ class Tracer final : public DispatchObserver {
   void stop();  // uninstalls and forgets every tensor seen (the program stays)
 
   Program p_;
+  std::unordered_map<const void*, int64_t> object_of_root_;  // object -> object input
+  std::vector<OpaquePtr> objects_;                           // kept alive until finish()
+  std::string object_read_;
   std::unordered_map<const TensorImpl*, int64_t> ids_;
   std::vector<bool> varies_;  // per value: depends on an input
   // The node recorded for each autograd Node the trace's ops made: a backward that frees the

@@ -88,6 +88,7 @@ COO / CSR (out-edges) / CSC (in-edges) formats created on demand. Immutable.)doc
       .def(
           "coo",
           [](const RelationGraph& g) {
+            note_structure_read(g, "coo()");
             const auto& c = g.coo();
             return pyb::make_tuple(to_numpy(c.src), to_numpy(c.dst));
           },
@@ -95,6 +96,7 @@ COO / CSR (out-edges) / CSC (in-edges) formats created on demand. Immutable.)doc
       .def(
           "csr",
           [](const RelationGraph& g) {
+            note_structure_read(g, "csr()");
             const auto& c = g.out_csr();
             return pyb::make_tuple(to_numpy(c.indptr), to_numpy(c.indices), to_numpy(c.eids));
           },
@@ -102,12 +104,21 @@ COO / CSR (out-edges) / CSC (in-edges) formats created on demand. Immutable.)doc
       .def(
           "csc",
           [](const RelationGraph& g) {
+            note_structure_read(g, "csc()");
             const auto& c = g.in_csc();
             return pyb::make_tuple(to_numpy(c.indptr), to_numpy(c.indices), to_numpy(c.eids));
           },
           "(indptr, indices, eids) of in-edges; rows are destination nodes")
-      .def("in_degrees", [](const RelationGraph& g) { return to_numpy(g.in_degrees()); })
-      .def("out_degrees", [](const RelationGraph& g) { return to_numpy(g.out_degrees()); })
+      .def("in_degrees",
+           [](const RelationGraph& g) {
+             note_structure_read(g, "in_degrees()");
+             return to_numpy(g.in_degrees());
+           })
+      .def("out_degrees",
+           [](const RelationGraph& g) {
+             note_structure_read(g, "out_degrees()");
+             return to_numpy(g.out_degrees());
+           })
       .def("reverse", [](const RelationGraph& g) { return hold(g.reverse()); })
       .def(
           "reverse_for_kernels",

@@ -1,11 +1,13 @@
 // Static mode (core_framework/jit): the tracer, programs (text, passes) and the executor, as
 // nodeweave._C.jit; nodeweave.core.jit builds the user-facing trace() on them.
 #include "backend/native/op_util.h"
+#include "core_framework/jit/dynamic_sizes.h"
 #include "core_framework/jit/executor.h"
 #include "core_framework/jit/ir_text.h"
 #include "core_framework/jit/passes/passes.h"
 #include "core_framework/jit/program_file.h"
 #include "core_framework/jit/tracer.h"
+#include "graph_arrays.h"
 #include "py_convert.h"
 
 namespace nodeweave::py {
@@ -19,7 +21,26 @@ TensorList tensor_list(const pyb::sequence& seq, const char* arg) {
   return out;
 }
 
+// The graphs of a call as the executor's object inputs.
+std::vector<OpaquePtr> graph_objects(const std::vector<Holder>& graphs) {
+  std::vector<OpaquePtr> out;
+  out.reserve(graphs.size());
+  for (const Holder& g : graphs) {
+    NW_CHECK(g != nullptr, TypeError, "jit: a graph input is None");
+    out.push_back(std::make_shared<backend::GraphAttr>(g));
+  }
+  return out;
+}
+
 }  // namespace
+
+void note_structure_read(const graph::RelationGraph& g, const char* what) {
+  jit::Tracer* t = jit::Tracer::current();
+  if (!t) return;
+  // The graph, or a graph it is the reverse() of (a backward pass's view).
+  for (const graph::RelationGraph* from = &g; from; from = from->reverse_of().get())
+    t->note_object_read(from, what);
+}
 
 void bind_jit(pyb::module_& m) {
   using jit::Executor;
@@ -54,6 +75,9 @@ void bind_jit(pyb::module_& m) {
            [](Tracer& t, const pyb::sequence& outs) {
              return t.finish(tensor_list(outs, "output"));
            })
+      .def("add_graph_input",
+           [](Tracer& t, const Holder& g) { return t.add_object_input(graph_objects({g})[0]); })
+      .def_property_readonly("structure_read", &Tracer::object_read)
       .def("abort", &Tracer::abort)
       .def("depends_on_input",
            [](const Tracer& t, pyb::handle x) { return t.depends_on_input(tensor_arg(x, "x")); });
@@ -65,15 +89,52 @@ void bind_jit(pyb::module_& m) {
                              [](const Executor& e) { return e.memory_plan().arena_bytes; })
       .def_property_readonly("buffer_of",
                              [](const Executor& e) { return e.memory_plan().buffer_of; })
-      .def("run",
-           [](const Executor& e, const pyb::sequence& inputs) {
-             TensorList outs = e.run(tensor_list(inputs, "input"));
-             pyb::list r;
-             for (Tensor& t : outs) r.append(pyb::cast(std::move(t)));
-             return r;
-           })
+      .def(
+          "run",
+          [](const Executor& e, const pyb::sequence& inputs, const std::vector<Holder>& graphs) {
+            TensorList outs = e.run(tensor_list(inputs, "input"), graph_objects(graphs));
+            pyb::list r;
+            for (Tensor& t : outs) r.append(pyb::cast(std::move(t)));
+            return r;
+          },
+          pyb::arg("inputs"), pyb::arg("graphs") = std::vector<Holder>{})
       .def_property_readonly("program", &Executor::program);
+  pyb::class_<jit::DynamicProgram>(m, "DynamicProgram")
+      .def_static(
+          "generalize",
+          [](const std::vector<const Program*>& traces) -> pyb::tuple {
+            NW_CHECK(traces.size() >= 2, ValueError, "generalize: needs two traces or more, got ",
+                     traces.size());
+            std::string why;
+            std::optional<jit::DynamicProgram> d = jit::generalize(traces, &why);
+            if (!d) return pyb::make_tuple(pyb::none(), why);
+            return pyb::make_tuple(std::move(*d), "");
+          },
+          pyb::arg("traces"))
+      .def(
+          "mismatch",
+          [](const jit::DynamicProgram& d, const pyb::sequence& inputs,
+             const std::vector<Holder>& graphs) {
+            return d.mismatch(jit::call_sizes(tensor_list(inputs, "input"), graph_objects(graphs)));
+          },
+          pyb::arg("inputs"), pyb::arg("graphs"))
+      .def(
+          "instantiate",
+          [](const jit::DynamicProgram& d, const pyb::sequence& inputs,
+             const std::vector<Holder>& graphs) {
+            return d.instantiate(
+                jit::call_sizes(tensor_list(inputs, "input"), graph_objects(graphs)));
+          },
+          pyb::arg("inputs"), pyb::arg("graphs"))
+      .def_property_readonly("base", [](const jit::DynamicProgram& d) { return d.base; });
   // Loading needs the codecs of every opaque kind: the graph ops register theirs with the ops.
+  m.def("tracing", [] { return jit::Tracer::current() != nullptr; });
+  m.def(
+      "note_graph_read",
+      [](const Holder& g, const std::string& what) {
+        if (g) note_structure_read(*g, what.c_str());
+      },
+      pyb::arg("graph"), pyb::arg("what"));
   m.def("save_program", &jit::save_program, pyb::arg("program"), pyb::arg("path"));
   m.def(
       "load_program",

@@ -47,4 +47,8 @@ ArrayView numpy_view(const pyb::array& arr, DType dtype);
 // ArrayView; TypeError naming `what` for anything else.
 ArrayView float_view(pyb::handle obj, const std::string& what, pyb::array* keep);
 
+// Tells a trace running on this thread that host code read g's structure (bind_jit.cc): a traced
+// program that takes g as an input must not be reused for another graph.
+void note_structure_read(const graph::RelationGraph& g, const char* what);
+
 }  // namespace nodeweave::py

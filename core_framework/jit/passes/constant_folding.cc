@@ -3,6 +3,7 @@
 #include "core_framework/autograd/grad_mode.h"
 #include "core_framework/engine/functional.h"
 #include "core_framework/jit/alias_classes.h"
+#include "core_framework/jit/object_input.h"
 #include "core_framework/jit/passes/passes.h"
 
 namespace nodeweave::jit {
@@ -25,7 +26,8 @@ void fold_constants(Program& p) {
   const std::vector<bool> written = written_memory(p);
   std::vector<OpNode> nodes;
   for (OpNode& n : p.nodes) {
-    bool foldable = !n.inplace && !(op_def(n.op).traits & kRandom);
+    // A node reading an object input (a graph's degrees) computes something new at each call.
+    bool foldable = !n.inplace && !(op_def(n.op).traits & kRandom) && !reads_object_input(n.attrs);
     TensorList args;
     for (int64_t v : n.inputs) {
       if (!foldable) break;

@@ -77,16 +77,28 @@ def _describe(t: Tensor) -> str:
     return f"{t.dtype.name}[{shape}] on {t.device}{grad}"
 
 
+def _graph_class() -> type:
+    from nodeweave.graph.heterograph import HeteroGraph  # the graph layer imports the engine
+
+    return HeteroGraph
+
+
 class _Signature:
-    """The flattened arguments of one call: the tensors the program takes, a hashable key the
-    cache and the guards compare, one readable description per leaf for guard errors, and the
-    objects the key names by identity (kept alive so that no other object takes their id)."""
+    """The flattened arguments of one call: the tensors and graphs the program takes, a hashable
+    key the cache and the guards compare, one readable description per leaf for guard errors, and
+    the objects the key names by identity (kept alive so that no other object takes their id).
+
+    ``dynamic_key`` is the key without sizes and without the graphs' identities: the calls that
+    one program with sizes that follow its inputs may serve (``DynamicProgram``)."""
 
     def __init__(self, args: tuple, kwargs: dict) -> None:
         self.tensors: list[Tensor] = []
+        self.graphs: list[Any] = []  # the RelationGraph of each graph argument's edge types
         self.objects: list[Any] = []
         self.leaves: list[tuple[str, Any, str]] = []  # (path, key part, description)
+        self._dynamic: dict[int, Any] = {}  # leaf -> its key part without sizes and identity
         self._first_at: dict[int, int] = {}
+        self._graph_type = _graph_class()
         for i, a in enumerate(args):
             self._leaf(f"args[{i}]", a)
         for name in sorted(kwargs):
@@ -94,6 +106,8 @@ class _Signature:
         grad = _C.is_grad_enabled()
         self.leaves.append(("grad mode", grad, "enabled" if grad else "disabled (no_grad)"))
         self.key = tuple((path, part) for path, part, _ in self.leaves)
+        self.dynamic_key = tuple((path, self._dynamic.get(i, part))
+                                 for i, (path, part, _) in enumerate(self.leaves))
 
     def _leaf(self, path: str, a: Any) -> None:
         if isinstance(a, Tensor):
@@ -102,7 +116,21 @@ class _Signature:
             if same == len(self.tensors):
                 self.tensors.append(a)
             part = ("tensor", str(a.dtype), tuple(a.shape), str(a.device), a.requires_grad, same)
+            self._dynamic[len(self.leaves)] = part[:2] + (len(a.shape),) + part[3:]
             self.leaves.append((path, part, "a tensor " + _describe(a)))
+        elif isinstance(a, self._graph_type):
+            # Each edge type's relation is an object input of the program: graph ops read the
+            # graph the call passes (graph inputs of a trace, tensor inputs of a graph op).
+            same = self._first_at.setdefault(id(a), -1 - len(self.graphs))
+            etypes = tuple(a.canonical_etypes)
+            if same == -1 - len(self.graphs):
+                self.graphs.extend(a._rels[ct] for ct in etypes)
+            self.objects.append(a)
+            sizes = tuple((a._rels[ct].num_src, a._rels[ct].num_dst, a._rels[ct].num_edges) for ct in etypes)
+            kind = (type(a).__name__, etypes, tuple(a._rels[ct].idtype for ct in etypes), a._device, same)
+            self._dynamic[len(self.leaves)] = ("graph",) + kind
+            self.leaves.append((path, ("graph", id(a), sizes) + kind,
+                                f"the {type(a).__name__} at {id(a):#x} with (src, dst, edges) counts {list(sizes)}"))
         elif a is None or isinstance(a, (bool, int, float, complex, str, bytes)):
             self.leaves.append((path, ("value", type(a).__name__, a), repr(a)))
         elif isinstance(a, (tuple, list)):
@@ -165,6 +193,42 @@ class _Entry:
         self.signature = signature
 
 
+class _Dynamic:
+    """What the traces of one ``dynamic_key`` taught: the traces so far (``raws``: their programs
+    before the passes; the first and the latest few), the program generalized from them
+    (``program``), or why they cannot be (``why``, which settles it)."""
+
+    KEEP = 4
+
+    def __init__(self, spec: Any) -> None:
+        self.spec = spec
+        self.raws: list[Program] = []
+        self.program: Any = None
+        self.why = ""
+
+    def learn(self, program: Program, structure_read: str) -> None:
+        if self.why:
+            return
+        if structure_read:
+            self.settle(f"the traced code read a graph argument's structure on the host ({structure_read}), "
+                        "which the program cannot follow to another graph")
+            return
+        self.raws.append(program.copy())
+        if len(self.raws) > self.KEEP:
+            del self.raws[1]
+        if len(self.raws) >= 2:
+            generalized, why = _C._jit.DynamicProgram.generalize(self.raws)
+            if generalized is None:
+                # Also when a program existed: a trace that differs from the others in more than
+                # sizes (Python that branched on a size) shows it does not hold for every size.
+                self.settle(why)
+            else:
+                self.program = generalized
+
+    def settle(self, why: str) -> None:
+        self.why, self.raws, self.program = why, [], None
+
+
 class TracedFunction:
     """A function with its traced programs, one per input signature (see the module docstring).
 
@@ -173,7 +237,7 @@ class TracedFunction:
     """
 
     def __init__(self, fn: Callable, *, retrace: bool = True, disable_passes: tuple = (),
-                 max_programs: int = 16, plan_memory: bool = True) -> None:
+                 max_programs: int = 16, plan_memory: bool = True, dynamic: bool = True) -> None:
         if not callable(fn):
             raise nwerr.TypeError(f"jit.trace: fn must be callable, got {type(fn).__name__}")
         known = pass_names()
@@ -188,9 +252,12 @@ class TracedFunction:
         self.disable_passes = list(disable_passes)
         self.max_programs = int(max_programs)
         self.plan_memory = bool(plan_memory)
+        self.dynamic = bool(dynamic)
         self.num_traces = 0
         self.num_guard_failures = 0
+        self.num_dynamic_runs = 0
         self._cache: OrderedDict[tuple, _Entry] = OrderedDict()
+        self._dynamic: OrderedDict[tuple, _Dynamic] = OrderedDict()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         sig = _Signature(args, kwargs)
@@ -198,12 +265,25 @@ class TracedFunction:
         if entry is not None:
             self._cache.move_to_end(sig.key)
             try:
-                return _rebuild(entry.spec, entry.executor.run(sig.tensors))
+                return _rebuild(entry.spec, entry.executor.run(sig.tensors, sig.graphs))
             except nwerr.GuardFailure:
                 if not self.retrace:
                     raise
                 del self._cache[sig.key]  # a value it read changed: trace again
                 self.num_guard_failures += 1
+        dyn = self._dynamic.get(sig.dynamic_key) if self.dynamic else None
+        if dyn is not None and dyn.program is not None and not dyn.program.mismatch(sig.tensors, sig.graphs):
+            program = dyn.program.instantiate(sig.tensors, sig.graphs)
+            program.run_passes(self.disable_passes)
+            try:
+                out = _C._jit.Executor(program, self.plan_memory).run(sig.tensors, sig.graphs)
+                self.num_dynamic_runs += 1
+                return _rebuild(dyn.spec, out)
+            except nwerr.GuardFailure:
+                if not self.retrace:
+                    raise
+                self.num_guard_failures += 1  # traced again below, and generalized anew
+                del self._dynamic[sig.dynamic_key]
         if self._cache and not self.retrace:
             raise nwerr.ValueError(self._guard_message(sig))
         return self._trace(args, kwargs, sig)
@@ -213,18 +293,39 @@ class TracedFunction:
         try:
             for t in sig.tensors:
                 tracer.add_input(t)
+            for g in sig.graphs:
+                tracer.add_graph_input(g)
             result = self.fn(*args, **kwargs)
             outputs, spec = _flatten_outputs(result)
+            structure_read = tracer.structure_read
             program = tracer.finish(outputs)
         except BaseException:
             tracer.abort()
             raise
+        if self.dynamic:
+            dyn = self._dynamic.get(sig.dynamic_key)
+            if dyn is None:
+                dyn = self._dynamic[sig.dynamic_key] = _Dynamic(spec)
+                if len(self._dynamic) > self.max_programs:
+                    self._dynamic.popitem(last=False)
+            dyn.learn(program, structure_read)
         program.run_passes(self.disable_passes)
         self._cache[sig.key] = _Entry(_C._jit.Executor(program, self.plan_memory), spec, sig)
         if len(self._cache) > self.max_programs:
             self._cache.popitem(last=False)
         self.num_traces += 1
         return result
+
+    @property
+    def dynamic_status(self) -> str:
+        """Whether the latest signature's calls share one program whose sizes follow the inputs:
+        ``"dynamic"``, ``"one trace so far"``, or why the traces could not be generalized."""
+        if not self._dynamic:
+            return "no trace yet" if self.dynamic else "off (dynamic=False)"
+        dyn = next(reversed(self._dynamic.values()))
+        if dyn.program is not None:
+            return "dynamic"
+        return dyn.why or "one trace so far"
 
     def _guard_message(self, sig: _Signature) -> str:
         traced = next(reversed(self._cache.values())).signature
@@ -256,7 +357,7 @@ class TracedFunction:
 
 
 def trace(fn: Callable | None = None, *, retrace: bool = True, disable_passes: tuple = (),
-          max_programs: int = 16, plan_memory: bool = True) -> Any:
+          max_programs: int = 16, plan_memory: bool = True, dynamic: bool = True) -> Any:
     """Wraps ``fn`` in a :class:`TracedFunction` (usable as ``@trace`` or ``@trace(...)``).
 
     Parameters
@@ -271,9 +372,14 @@ def trace(fn: Callable | None = None, *, retrace: bool = True, disable_passes: t
     plan_memory : bool
         Run the results of nodes that record no autograd in buffers reused by liveness, kept from
         run to run (see :attr:`TracedFunction.memory`).
+    dynamic : bool
+        When a second trace differs from the first only in sizes (the next sampled block, a batch
+        of other graphs), generalize the two into one program whose sizes follow the inputs, and
+        run every later call of that kind on it instead of tracing again (see
+        :attr:`TracedFunction.dynamic_status`).
     """
     kwargs = dict(retrace=retrace, disable_passes=tuple(disable_passes), max_programs=max_programs,
-                  plan_memory=plan_memory)
+                  plan_memory=plan_memory, dynamic=dynamic)
     if fn is None:
         return lambda f: TracedFunction(f, **kwargs)
     return TracedFunction(fn, **kwargs)
@@ -315,11 +421,21 @@ class LoadedProgram:
     def program(self) -> Program:
         return self._executor.program
 
-    def __call__(self, *inputs: Tensor) -> tuple:
+    def __call__(self, *inputs: Tensor, graphs: Any = ()) -> tuple:
+        """``graphs``: the program's graph inputs (one relation graph per edge type of each graph
+        argument the traced function took, in order), as graphs or ``RelationGraph`` objects."""
         for i, t in enumerate(inputs):
             if not isinstance(t, Tensor):
                 raise nwerr.TypeError(f"jit: input {i} must be a nodeweave tensor, got {type(t).__name__}")
-        return tuple(self._executor.run(list(inputs)))
+        rels = []
+        for g in graphs:
+            if isinstance(g, _C.RelationGraph):
+                rels.append(g)
+            elif isinstance(g, _graph_class()):
+                rels.extend(g._rels[ct] for ct in g.canonical_etypes)
+            else:
+                raise nwerr.TypeError(f"jit: graphs must hold graphs, got {type(g).__name__}")
+        return tuple(self._executor.run(list(inputs), rels))
 
 
 def load(path: str) -> LoadedProgram:

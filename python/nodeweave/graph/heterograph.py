@@ -454,6 +454,8 @@ class HeteroGraph(MessagePassing):
 
     def _host(self, ct: tuple) -> RelationGraph:
         """A CPU relation allowing every format, to compute queries from (cached)."""
+        # A trace that takes this graph as an input cannot follow what the host computes from it.
+        _C._jit.note_graph_read(self._rels[ct], "a structure query")
         key = ("host", ct)
         hit = self._cache.get(key)
         if hit is not None:

@@ -65,7 +65,7 @@ TEST(ProgramFile, RefusesDamagedFilesNamingTheProblem) {
   expect_refused("hello", "not a nodeweave program file");
   std::string newer = good;
   newer[8] = 7;  // the version field's low byte
-  expect_refused(newer, "format version 7, newer than this nodeweave reads (2)");
+  expect_refused(newer, "format version 7, newer than this nodeweave reads (3)");
   std::string v1 = good;  // format 1 (before backward regions and fused nodes) still reads
   v1[8] = 1;
   EXPECT_EQ(print(deserialize_program(v1)), print(deserialize_program(good)));

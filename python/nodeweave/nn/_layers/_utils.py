@@ -85,9 +85,31 @@ if BACKEND_NAME == "pytorch":
     from nodeweave.ops._graph import relation as _relation
 
 
+if BACKEND_NAME == "native":
+    from nodeweave import _C
+    from nodeweave.ops._graph import relation as _relation
+    from nodeweave.ops.spmm import gspmm as _gspmm
+
+
+def _tracing() -> bool:
+    return BACKEND_NAME == "native" and _C._jit.tracing()
+
+
+def _traced_degrees(graph: Any, side: str) -> Any:
+    """Degrees counted by a gSpMM over ones, so that a jit trace that takes ``graph`` as an input
+    counts them again for the next graph (degrees read on the host would be frozen into it)."""
+    rel = _relation(graph)
+    if side != "in":
+        rel = rel.reverse_for_kernels()
+    ones = T.ones(rel.num_edges, 1)
+    return _gspmm(rel, "copy_rhs", "sum", None, ones).reshape(rel.num_dst).to(T.int64)
+
+
 def _has_zero_in_degree(graph: Any) -> bool:
     if _compiling():  # a cached bool of the relation, which the compiled model guards on
         return _torch_library.has_zero_in_degree(_relation(graph))
+    if _tracing():  # a guard of the program
+        return bool((_traced_degrees(graph, "in") == 0).any())
     return bool((graph_tensor(graph.in_degrees()) == 0).any())
 
 
@@ -98,6 +120,8 @@ def degrees(graph: Any, side: str = "in") -> Any:
     if _compiling():
         s = _torch_library.structure(_relation(graph))
         return (s if side == "in" else s.reverse_for_kernels()).in_degrees()
+    if _tracing():
+        return _traced_degrees(graph, side)
     return graph_tensor(graph.in_degrees() if side == "in" else graph.out_degrees())
 
 

@@ -1,0 +1,66 @@
+// Programs whose sizes follow their inputs' ("automatic dynamic shapes", as torch.compile's): a
+// step traced on one sampled block and again on a second, of other node and edge counts, is
+// generalized into one program that runs on every later block, instead of tracing each.
+//
+// The tracer records concrete sizes. Two traces of the same code on inputs of other sizes are
+// compared node by node (anti-unification): everything must be the same but integers — in value
+// shapes, in op attributes (a slice's end, a view's shape), in the shapes of constants that are one
+// value repeated (a degree divisor's ones(num_edges)) and in scalar constants. Each integer that
+// differs must be, in both traces, one of the call's sizes (a dim of a tensor input, an object
+// input's node or edge count) times a constant factor, and exactly one: the sizes equal in both
+// traces form one class, so a run only needs that the class is still equal. Sizes that did not
+// change between the two traces stay fixed (a run with another batch size traces again). When
+// anything else differs, or a differing integer matches no size or two, there is no dynamic
+// program, and each signature keeps its own trace (always correct, only slower).
+//
+// What the comparison cannot see is Python that branches on a size (`if g.num_edges() > k`): as
+// any branch of traced code, it is fixed by the traces (docs/jit.md, "Sizes that vary").
+#pragma once
+#include <optional>
+#include <string>
+
+#include "core_framework/jit/program.h"
+
+namespace nodeweave::jit {
+
+// The sizes of one call, in symbol order: each tensor input's dims, then each object input's
+// sizes (OpaqueAttr::sizes).
+std::vector<int64_t> call_sizes(const TensorList& inputs, const std::vector<OpaquePtr>& objects);
+// The same for the call a program was traced with.
+std::vector<int64_t> traced_sizes(const Program& p);
+
+struct DynamicProgram {
+  Program base;  // the first trace
+  std::vector<int64_t> base_sizes;
+  // Per symbol: the first symbol of its class (the sizes equal to it in both traces), and whether
+  // it kept its value between the traces (a run must have that value).
+  std::vector<int64_t> class_of;
+  std::vector<bool> fixed;
+
+  enum class Where : uint8_t { ValueDim, AttrInt, AttrListItem, ObjectSize, ScalarConstant };
+  struct Slot {
+    Where where;
+    int64_t a = 0, b = 0, c = 0;  // value/dim, node/attr/item, object/item, value
+    int64_t symbol = 0;
+    int64_t scale = 1;
+  };
+  std::vector<Slot> slots;
+  // Constants that are one value repeated, remade at each size: value id and the value.
+  std::vector<std::pair<int64_t, double>> fills;
+
+  // Empty when the call's sizes fit (fixed sizes unchanged, each class still equal), else why not.
+  std::string mismatch(const std::vector<int64_t>& sizes) const;
+  // The program for these sizes (mismatch() must be empty).
+  Program instantiate(const std::vector<int64_t>& sizes) const;
+};
+
+// The generalization of two traces of one function (see the top of the file), or nullopt with the
+// first difference in *why.
+std::optional<DynamicProgram> generalize(const Program& first, const Program& second,
+                                         std::string* why = nullptr);
+// The same over more traces (the first is the base): a size is fixed when it has one value in all
+// of them, and sizes are one class when they are equal in each.
+std::optional<DynamicProgram> generalize(const std::vector<const Program*>& traces,
+                                         std::string* why = nullptr);
+
+}  // namespace nodeweave::jit
