@@ -48,6 +48,8 @@ Tensor gat_aggregate(const graph::RelationGraphPtr& g, const Tensor& el, const T
 // Reductions / softmax over consecutive segments: offsets (S + 1) int32/int64 on x's device.
 Tensor segment_reduce(ReduceOp reduce, const Tensor& x, const Tensor& offsets);
 Tensor segment_softmax(const Tensor& x, const Tensor& offsets);
+// Segment lengths (int32/int64, on the CPU) -> int64 offsets (S + 1), as an op a jit trace sees.
+Tensor segment_offsets(const Tensor& lengths);
 // out[i] = a[idx_a[i]] @ b[idx_b[i]] (idx_a undefined: row i of a).
 Tensor gather_mm(const Tensor& a, const Tensor& b, const Tensor& idx_a, const Tensor& idx_b);
 // Rows of a in consecutive segments of seglen[r] rows, each times b[r].

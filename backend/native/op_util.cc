@@ -67,6 +67,8 @@ const GraphOpKinds& kinds() {
     r.segment_mm_grad_b = register_extension_op(segment_mm_grad_b_def());
     r.gat_aggregate = register_extension_op(gat_aggregate_def());
     r.gat_aggregate_backward = register_extension_op(gat_aggregate_backward_def());
+    r.segment_offsets = register_extension_op(segment_offsets_def());
+    r.segment_ids = register_extension_op(segment_ids_def());
     register_graph_codec();
     // Graph-kernel fusion runs first: constant folding and CSE would otherwise merge the
     // backward's small ops with others and hide the pattern.
@@ -128,16 +130,6 @@ void check_segments(const char* fn, const Tensor& x, const Tensor& offsets) {
            ": offsets must be int32 or int64, got ", dtype_name(offsets.dtype()));
   NW_CHECK(offsets.device() == x.device(), ValueError, fn, ": offsets is on ",
            offsets.device().str(), " but x is on ", x.device().str());
-}
-
-Tensor segment_ids(const Tensor& offsets) {
-  Tensor o = contiguous(cast(to_device(offsets, Device{}), DType::Int64));
-  const int64_t* op = o.data<int64_t>();
-  const int64_t n_seg = o.numel() - 1;
-  Tensor ids = empty({op[n_seg]}, DType::Int64);
-  int64_t* ip = ids.data<int64_t>();
-  for (int64_t i = 0; i < n_seg; ++i) std::fill(ip + op[i], ip + op[i + 1], i);
-  return to_device(ids, offsets.device());
 }
 
 }  // namespace nodeweave::backend

@@ -13,7 +13,7 @@ namespace nodeweave::backend {
 struct GraphOpKinds {
   OpKind gspmm, gsddmm, edge_softmax, edge_softmax_backward, segment_reduce, segment_softmax,
       segment_softmax_backward, gather_mm, gather_mm_grad_b, segment_mm, segment_mm_grad_b,
-      gat_aggregate, gat_aggregate_backward;
+      gat_aggregate, gat_aggregate_backward, segment_offsets, segment_ids;
 };
 // Registers the ops on first use (extension ops of the engine's table).
 const GraphOpKinds& kinds();
@@ -32,6 +32,8 @@ OpDef segment_mm_def();
 OpDef segment_mm_grad_b_def();
 OpDef gat_aggregate_def();
 OpDef gat_aggregate_backward_def();
+OpDef segment_offsets_def();
+OpDef segment_ids_def();
 // The jit pass that replaces GAT's edge pipeline by gat_aggregate (gat_fusion_pass.cc).
 void fuse_gat_edge_pipeline(jit::Program& p);
 
@@ -70,5 +72,6 @@ namespace nodeweave::backend {
 void check_segments(const char* fn, const Tensor& x, const Tensor& offsets);
 // Segment id of every row offsets covers (row j is in segment i when offsets[i] <= j <
 // offsets[i+1]), int64 on offsets' device: expands per-segment values back to rows.
-Tensor segment_ids(const Tensor& offsets);
+// The segment of each of the num_rows rows (segment_index_ops.cc).
+Tensor segment_ids(const Tensor& offsets, int64_t num_rows);
 }  // namespace nodeweave::backend

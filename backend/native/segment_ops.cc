@@ -43,7 +43,7 @@ TensorList backward(const GradCtx& ctx) {
     s[0] = n_seg;
     grad = div(grad, reshape(clamp(cast(counts, grad.dtype()), 1.0, std::nullopt), s));
   }
-  return {index_select(grad, 0, segment_ids(offsets)), Tensor()};
+  return {index_select(grad, 0, segment_ids(offsets, x_shape[0])), Tensor()};
 }
 
 }  // namespace

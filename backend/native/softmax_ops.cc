@@ -61,7 +61,7 @@ TensorList segment_softmax_bw(const GradCtx& ctx) {
   }
   Tensor p = mul(out, grad);
   Tensor s = segment_reduce(ReduceOp::Sum, p, offsets);
-  return {sub(p, mul(out, index_select(s, 0, segment_ids(offsets)))), Tensor()};
+  return {sub(p, mul(out, index_select(s, 0, segment_ids(offsets, out.size(0))))), Tensor()};
 }
 
 }  // namespace

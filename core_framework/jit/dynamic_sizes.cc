@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core_framework/engine/functional.h"
+#include "core_framework/jit/fused_elementwise.h"
 #include "core_framework/jit/object_input.h"
 #include "core_framework/runtime/error.h"
 
@@ -157,6 +158,18 @@ class Generalizer {
     const auto* ix = dynamic_cast<const ObjectInputAttr*>(x.get());
     const auto* iy = dynamic_cast<const ObjectInputAttr*>(y.get());
     if (ix || iy) return ix && iy && ix->input == iy->input && ix->derivation == iy->derivation;
+    // Fused elementwise bodies made by the same pass from the same chain: equal but for their
+    // shape, which follows the node's result (instantiate() sets it).
+    const auto* fx = dynamic_cast<const FusedBody*>(x.get());
+    const auto* fy = dynamic_cast<const FusedBody*>(y.get());
+    if (fx || fy) {
+      if (!fx || !fy || fx->num_inputs != fy->num_inputs || fx->outputs != fy->outputs ||
+          fx->steps.size() != fy->steps.size() || fx->describe() != fy->describe())
+        return false;
+      for (size_t k = 0; k < fx->steps.size(); ++k)
+        if (fx->steps[k].dtype != fy->steps[k].dtype) return false;
+      return true;
+    }
     // The same captured graph, or graphs made from it alike (a backward pass's reverse).
     const ObjectAttr *ox = object_attr(x), *oy = object_attr(y);
     if (!ox || !oy) return false;
@@ -249,16 +262,8 @@ class Generalizer {
     bool same = true;
     for (const Tensor& t : ts) same = same && same_bytes(ts[0], t);
     if (same) return;
-    if (ts[0].dim() == 0) {  // a scalar made from a size (1 / num_nodes is not)
-      Across n;
-      for (const Tensor& t : ts) {
-        const double x = uniform_value(t).value_or(NAN);
-        if (!(x == std::floor(x) && std::abs(x) < 9e15))
-          fail(str_cat("scalar constant %", v, " differs between the traces"));
-        n.push_back(static_cast<int64_t>(x));
-      }
-      integer(n, DynamicProgram::Where::ScalarConstant, static_cast<int64_t>(v), 0, 0,
-              str_cat("scalar constant %", v));
+    if (ts[0].dim() == 0) {
+      scalar(v, ts);
       return;
     }
     // One value repeated, in every trace, with sizes that differ (a ones(num_edges)).
@@ -276,6 +281,66 @@ class Generalizer {
                  " holds other values in each trace (a tensor made on the host "
                  "from each call's graph, such as NumPy degrees or the row ids a block's features "
                  "are gathered by; pass such tensors as arguments)"));
+  }
+
+  // A scalar made from a size: the size itself, or its mean's 1 / n, or n / (n - 1), or
+  // 1 / (n - 1), as the host computed them (Python floats), rounded to the constant's dtype.
+  void scalar(size_t v, const std::vector<Tensor>& ts) {
+    using Of = DynamicProgram::Of;
+    const std::string where = str_cat("scalar constant %", v);
+    std::vector<double> xs;
+    for (const Tensor& t : ts) xs.push_back(uniform_value(t).value_or(NAN));
+    const DType dt = ts[0].dtype();
+    auto rounded = [&](double x) {
+      const Tensor t = full({}, x, dt);
+      return t.item();
+    };
+    DynamicProgram::Slot found;
+    int matches = 0;
+    for (Of f : {Of::N, Of::Reciprocal, Of::Bessel, Of::ReciprocalMinusOne}) {
+      // The n of the first trace, from the inverse of f.
+      const double x0 = xs[0];
+      double n0 = NAN;
+      switch (f) {
+        case Of::N:
+          n0 = x0;
+          break;
+        case Of::Reciprocal:
+          n0 = 1.0 / x0;
+          break;
+        case Of::Bessel:
+          n0 = x0 / (x0 - 1.0);
+          break;
+        case Of::ReciprocalMinusOne:
+          n0 = 1.0 / x0 + 1.0;
+          break;
+      }
+      if (!(std::abs(n0) < 9e15)) continue;
+      const auto n = static_cast<int64_t>(std::llround(n0));
+      for (size_t r = 0; r < sizes_.size(); ++r) {
+        if (d_.class_of[r] != static_cast<int64_t>(r) || d_.fixed[r]) continue;
+        const Across& s = sizes_[r];
+        if (s[0] <= 0 || n % s[0] != 0 || n / s[0] < 1) continue;
+        const int64_t k = n / s[0];
+        bool fits = true;
+        for (size_t t = 0; t < ts.size() && fits; ++t)
+          fits = rounded(DynamicProgram::value_of(f, k * s[t])) == xs[t];
+        if (!fits) continue;
+        found.symbol = static_cast<int64_t>(r);
+        found.scale = k;
+        found.of = f;
+        ++matches;
+      }
+      if (matches) break;  // the simplest form that fits
+    }
+    if (matches != 1)
+      fail(str_cat(where, " differs between the traces and ",
+                   matches ? "several sizes of the call explain it"
+                           : "is no size of the call "
+                             "(nor 1 / n, n / (n - 1) or 1 / (n - 1) of one)"));
+    found.where = DynamicProgram::Where::ScalarConstant;
+    found.a = static_cast<int64_t>(v);
+    d_.slots.push_back(found);
   }
 
   static bool same_shapes(const std::vector<Tensor>& ts) {
@@ -345,6 +410,21 @@ std::optional<DynamicProgram> generalize(const Program& first, const Program& se
   return generalize(std::vector<const Program*>{&first, &second}, why);
 }
 
+double DynamicProgram::value_of(Of f, int64_t n) {
+  const auto x = static_cast<double>(n);
+  switch (f) {
+    case Of::N:
+      return x;
+    case Of::Reciprocal:
+      return 1.0 / x;
+    case Of::Bessel:
+      return x / (x - 1.0);
+    case Of::ReciprocalMinusOne:
+      return 1.0 / (x - 1.0);
+  }
+  return x;
+}
+
 std::string DynamicProgram::mismatch(const std::vector<int64_t>& sizes) const {
   if (sizes.size() != base_sizes.size())
     return str_cat("the call has ", sizes.size(), " sizes, the program ", base_sizes.size());
@@ -386,7 +466,7 @@ Program DynamicProgram::instantiate(const std::vector<int64_t>& sizes) const {
       case Where::ScalarConstant: {
         const Value& val = p.values[static_cast<size_t>(s.a)];
         Tensor& t = p.tensors[static_cast<size_t>(val.index)];
-        Tensor made = full({}, static_cast<double>(n), val.type.dtype, val.type.device);
+        Tensor made = full({}, value_of(s.of, n), val.type.dtype, val.type.device);
         made.impl()->wrapped_number = t.impl()->wrapped_number;
         t = made;
         break;
@@ -398,6 +478,18 @@ Program DynamicProgram::instantiate(const std::vector<int64_t>& sizes) const {
     p.tensors[static_cast<size_t>(val.index)] =
         full(val.type.shape, fill, val.type.dtype, val.type.device);
   }
+  // A fused elementwise body runs over its node's result shape.
+  for (OpNode& n : p.nodes)
+    for (size_t i = 0; i < n.attrs.size(); ++i) {
+      const auto* o = std::get_if<OpaquePtr>(&n.attrs[i]);
+      const auto* body = o ? dynamic_cast<const FusedBody*>(o->get()) : nullptr;
+      if (!body || n.outputs.empty()) continue;
+      const Shape& shape = p.values[static_cast<size_t>(n.outputs[0])].type.shape;
+      if (body->shape == shape) continue;
+      auto resized = std::make_shared<FusedBody>(*body);
+      resized->shape = shape;
+      n.attrs.mutable_at(i) = OpaquePtr(std::move(resized));
+    }
   p.verify();
   return p;
 }

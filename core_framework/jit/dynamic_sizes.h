@@ -38,11 +38,16 @@ struct DynamicProgram {
   std::vector<bool> fixed;
 
   enum class Where : uint8_t { ValueDim, AttrInt, AttrListItem, ObjectSize, ScalarConstant };
+  // What a scalar constant is of n = scale * size: n itself, or what a mean's 1 / n and an
+  // unbiased variance's n / (n - 1) compute in double precision on the host.
+  enum class Of : uint8_t { N, Reciprocal, Bessel, ReciprocalMinusOne };
+  static double value_of(Of f, int64_t n);
   struct Slot {
     Where where;
     int64_t a = 0, b = 0, c = 0;  // value/dim, node/attr/item, object/item, value
     int64_t symbol = 0;
     int64_t scale = 1;
+    Of of = Of::N;  // ScalarConstant only
   };
   std::vector<Slot> slots;
   // Constants that are one value repeated, remade at each size: value id and the value.

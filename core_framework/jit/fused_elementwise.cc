@@ -49,8 +49,8 @@ std::vector<TensorMeta> infer(const TensorList& in, const Attrs& a) {
            body.num_inputs, " inputs, got ", in.size());
   for (size_t i = 0; i < in.size(); ++i)
     NW_CHECK(in[i].numel() == 1 || in[i].shape() == body.shape, ValueError,
-             "fused_elementwise: input ", i, " has shape ", shape_str(in[i].shape()),
-             ", expected ", shape_str(body.shape), " or one element");
+             "fused_elementwise: input ", i, " has shape ", shape_str(in[i].shape()), ", expected ",
+             shape_str(body.shape), " or one element");
   Device dev;
   for (const Tensor& t : in)
     if (t.numel() != 1 || !t.device().is_cpu()) dev = t.device();
@@ -94,52 +94,54 @@ void kernel(const TensorList& in, const Attrs& a, TensorList& out) {
     slot_free_after[static_cast<size_t>(slot_of[k])] = std::max(last_use[k], k);
   }
   const int64_t blocks = (n + kBlockElements - 1) / kBlockElements;
-  parallel_for(0, blocks, std::max<int64_t>(1, kGrainSize / kBlockElements), [&](int64_t b0,
-                                                                                 int64_t b1) {
-    // Per thread, made once: a view per full-size operand, per output and per buffer slot, moved
-    // from block to block by rewriting its offset and length (no allocation per block: that and
-    // the kernels' set-up are what a block costs besides the arithmetic).
-    const int64_t first_len = std::min(kBlockElements, n);
-    auto moving_view = [&](const Tensor& t) {
-      return t.numel() == 1 && n != 1 ? block_of(t, 0, 1) : make_view(t, {first_len}, {1}, t.offset());
-    };
-    TensorList scratch(slot_dtype.size());
-    for (size_t sl = 0; sl < slot_dtype.size(); ++sl) scratch[sl] = empty({first_len}, slot_dtype[sl]);
-    TensorList regs(static_cast<size_t>(body.num_inputs) + num_steps);
-    std::vector<int64_t> base_offset(regs.size(), -1);  // -1: a scalar or a buffer, not moved
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      regs[i] = moving_view(inputs[i]);
-      if (inputs[i].numel() != 1 || n == 1) base_offset[i] = inputs[i].offset();
-    }
-    for (size_t k = 0; k < num_steps; ++k) {
-      const size_t r = static_cast<size_t>(body.num_inputs) + k;
-      if (output_of[k] >= 0) {
-        const Tensor& o = out[static_cast<size_t>(output_of[k])];
-        regs[r] = make_view(o, {first_len}, {1}, o.offset());
-        base_offset[r] = o.offset();
-      } else {
-        regs[r] = scratch[static_cast<size_t>(slot_of[k])];
-      }
-    }
-    TensorList args, res(1);
-    for (int64_t blk = b0; blk < b1; ++blk) {
-      const int64_t begin = blk * kBlockElements;
-      const int64_t len = std::min(kBlockElements, n - begin);
-      for (size_t r = 0; r < regs.size(); ++r) {
-        TensorImpl* v = regs[r].impl();
-        if (v->shape.empty()) continue;  // a scalar operand
-        if (base_offset[r] >= 0) v->offset = base_offset[r] + begin;
-        v->shape[0] = len;
-      }
-      for (size_t k = 0; k < num_steps; ++k) {
-        const FusedStep& s = body.steps[k];
-        args.clear();
-        for (int r : s.args) args.push_back(regs[static_cast<size_t>(r)]);
-        res[0] = regs[static_cast<size_t>(body.num_inputs) + k];
-        op_def(s.op).kernels[0](args, s.attrs, res);
-      }
-    }
-  });
+  parallel_for(
+      0, blocks, std::max<int64_t>(1, kGrainSize / kBlockElements), [&](int64_t b0, int64_t b1) {
+        // Per thread, made once: a view per full-size operand, per output and per buffer slot,
+        // moved from block to block by rewriting its offset and length (no allocation per block:
+        // that and the kernels' set-up are what a block costs besides the arithmetic).
+        const int64_t first_len = std::min(kBlockElements, n);
+        auto moving_view = [&](const Tensor& t) {
+          return t.numel() == 1 && n != 1 ? block_of(t, 0, 1)
+                                          : make_view(t, {first_len}, {1}, t.offset());
+        };
+        TensorList scratch(slot_dtype.size());
+        for (size_t sl = 0; sl < slot_dtype.size(); ++sl)
+          scratch[sl] = empty({first_len}, slot_dtype[sl]);
+        TensorList regs(static_cast<size_t>(body.num_inputs) + num_steps);
+        std::vector<int64_t> base_offset(regs.size(), -1);  // -1: a scalar or a buffer, not moved
+        for (size_t i = 0; i < inputs.size(); ++i) {
+          regs[i] = moving_view(inputs[i]);
+          if (inputs[i].numel() != 1 || n == 1) base_offset[i] = inputs[i].offset();
+        }
+        for (size_t k = 0; k < num_steps; ++k) {
+          const size_t r = static_cast<size_t>(body.num_inputs) + k;
+          if (output_of[k] >= 0) {
+            const Tensor& o = out[static_cast<size_t>(output_of[k])];
+            regs[r] = make_view(o, {first_len}, {1}, o.offset());
+            base_offset[r] = o.offset();
+          } else {
+            regs[r] = scratch[static_cast<size_t>(slot_of[k])];
+          }
+        }
+        TensorList args, res(1);
+        for (int64_t blk = b0; blk < b1; ++blk) {
+          const int64_t begin = blk * kBlockElements;
+          const int64_t len = std::min(kBlockElements, n - begin);
+          for (size_t r = 0; r < regs.size(); ++r) {
+            TensorImpl* v = regs[r].impl();
+            if (v->shape.empty()) continue;  // a scalar operand
+            if (base_offset[r] >= 0) v->offset = base_offset[r] + begin;
+            v->shape[0] = len;
+          }
+          for (size_t k = 0; k < num_steps; ++k) {
+            const FusedStep& s = body.steps[k];
+            args.clear();
+            for (int r : s.args) args.push_back(regs[static_cast<size_t>(r)]);
+            res[0] = regs[static_cast<size_t>(body.num_inputs) + k];
+            op_def(s.op).kernels[0](args, s.attrs, res);
+          }
+        }
+      });
 }
 
 // Saved programs hold a body as integers: each op by name (op kinds are positions in a table

@@ -20,9 +20,9 @@
 // `opaque(kind)`); a trailing `_` on the op name marks an in-place node, a trailing `grad` one that
 // autograd recorded when traced, and `backward #k` one dispatched by the backward that region k
 // describes: `backward #k of %f (%g..) -> (%d..)` names the forward node (by its first output), the
-// gradients flowing into it and those it produced, `none` where absent. `guard %v == literal` is a Guard (program.h); a large expected
-// value is written `#k`. Parsing a `#k` reference or an opaque attribute gives a placeholder: such
-// a program can be printed, verified and rewritten, not run.
+// gradients flowing into it and those it produced, `none` where absent. `guard %v == literal` is a
+// Guard (program.h); a large expected value is written `#k`. Parsing a `#k` reference or an opaque
+// attribute gives a placeholder: such a program can be printed, verified and rewritten, not run.
 #pragma once
 #include <string>
 

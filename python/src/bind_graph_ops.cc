@@ -59,6 +59,10 @@ void bind_graph_ops(pyb::module_& m) {
       },
       pyb::arg("reduce"), pyb::arg("value"), pyb::arg("offsets"));
   m.def(
+      "segment_offsets",
+      [](pyb::handle lengths) { return backend::segment_offsets(tensor_arg(lengths, "seglen")); },
+      pyb::arg("seglen"));
+  m.def(
       "segment_softmax",
       [](pyb::handle x, pyb::handle offsets) {
         return backend::segment_softmax(tensor_arg(x, "value"), tensor_arg(offsets, "offsets"));

@@ -130,6 +130,18 @@ void bind_jit(pyb::module_& m) {
   // Loading needs the codecs of every opaque kind: the graph ops register theirs with the ops.
   m.def("tracing", [] { return jit::Tracer::current() != nullptr; });
   m.def(
+      "traces_graph",
+      [](const Holder& g) {
+        jit::Tracer* t = jit::Tracer::current();
+        if (!t || !g) return false;
+        for (const graph::RelationGraph* from = g.get(); from; from = from->reverse_of().get())
+          if (t->is_object_input(from)) return true;
+        return false;
+      },
+      pyb::arg("graph"),
+      "Whether a trace runs on this thread and takes `graph` (or what it is the reverse of) as an "
+      "input.");
+  m.def(
       "note_graph_read",
       [](const Holder& g, const std::string& what) {
         if (g) note_structure_read(*g, what.c_str());

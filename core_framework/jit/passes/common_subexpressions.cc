@@ -1,18 +1,69 @@
+#include <cstring>
 #include <map>
+#include <string>
 #include <tuple>
 
+#include "core_framework/engine/functional.h"
 #include "core_framework/jit/alias_classes.h"
+#include "core_framework/jit/object_input.h"
 #include "core_framework/jit/passes/passes.h"
 
 namespace nodeweave::jit {
 
 namespace {
 
+// Two attributes holding one object: the same graph, or the same object input (each op call
+// makes its own attribute object for it).
+bool same_object(const OpaquePtr& a, const OpaquePtr& b) {
+  if (a == b) return true;
+  if (!a || !b || std::string(a->kind()) != b->kind()) return false;
+  const auto* ia = dynamic_cast<const ObjectInputAttr*>(a.get());
+  const auto* ib = dynamic_cast<const ObjectInputAttr*>(b.get());
+  if (ia || ib) return ia && ib && ia->input == ib->input && ia->derivation == ib->derivation;
+  const ObjectAttr *oa = object_attr(a), *ob = object_attr(b);
+  return oa && ob && oa->lineage().at(0).first == ob->lineage().at(0).first;
+}
+
 bool same_attrs(const Attrs& a, const Attrs& b) {
   if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!(a[i] == b[i])) return false;  // doubles compare by value: a NaN never matches
+  for (size_t i = 0; i < a.size(); ++i) {
+    const auto* oa = std::get_if<OpaquePtr>(&a[i]);
+    const auto* ob = std::get_if<OpaquePtr>(&b[i]);
+    if (oa && ob) {
+      if (!same_object(*oa, *ob)) return false;
+    } else if (!(a[i] == b[i])) {
+      return false;  // doubles compare by value: a NaN never matches
+    }
+  }
   return true;
+}
+
+// Constants with the same dtype, shape, device and bytes (two layers' ones(num_edges), two
+// Python scalars 1.0) are one value, so the nodes reading them can merge too. Constants written
+// in place keep their own memory; large ones are not compared.
+void merge_equal_constants(const Program& p, const std::vector<bool>& written,
+                           std::vector<int64_t>& replace) {
+  constexpr int64_t kMaxCompared = int64_t{1} << 16;
+  std::map<std::tuple<int, Shape, std::string, bool>, std::vector<int64_t>> by_type;
+  for (size_t v = 0; v < p.values.size(); ++v) {
+    const Value& val = p.values[v];
+    if (val.source != ValueSource::Constant || written[v]) continue;
+    const Tensor& t = p.tensors[static_cast<size_t>(val.index)];
+    if (!t.defined() || !t.device().is_cpu() || t.numel() > kMaxCompared) continue;
+    const Tensor c = contiguous(t);
+    const size_t bytes = static_cast<size_t>(c.numel()) * c.itemsize();
+    auto& same = by_type[{static_cast<int>(t.dtype()), t.shape(), t.device().str(),
+                          t.impl()->wrapped_number}];
+    for (int64_t u : same) {
+      const Tensor o =
+          contiguous(p.tensors[static_cast<size_t>(p.values[static_cast<size_t>(u)].index)]);
+      if (std::memcmp(o.data_ptr(), c.data_ptr(), bytes) == 0) {
+        replace[v] = u;
+        break;
+      }
+    }
+    if (replace[v] == static_cast<int64_t>(v)) same.push_back(static_cast<int64_t>(v));
+  }
 }
 
 }  // namespace
@@ -30,6 +81,7 @@ void eliminate_common_subexpressions(Program& p) {
   std::vector<int64_t> writes(p.values.size(), 0);
   std::vector<int64_t> replace(p.values.size());
   for (size_t v = 0; v < replace.size(); ++v) replace[v] = static_cast<int64_t>(v);
+  merge_equal_constants(p, written, replace);
   // Kept nodes by op, grad mode, inputs and the write count of each input's memory.
   using Key = std::tuple<int, bool, std::vector<int64_t>, std::vector<int64_t>>;
   std::map<Key, std::vector<size_t>> seen;
@@ -38,7 +90,8 @@ void eliminate_common_subexpressions(Program& p) {
     std::vector<int64_t> versions;
     for (int64_t& v : n.inputs) {
       if (v != kNone) v = replace[static_cast<size_t>(v)];
-      versions.push_back(v == kNone ? 0 : writes[static_cast<size_t>(root[static_cast<size_t>(v)])]);
+      versions.push_back(v == kNone ? 0
+                                    : writes[static_cast<size_t>(root[static_cast<size_t>(v)])]);
     }
     if (n.inplace) ++writes[static_cast<size_t>(root[static_cast<size_t>(n.inputs[0])])];
     // A result written in place later must stay its own value.

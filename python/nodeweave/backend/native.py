@@ -151,7 +151,7 @@ def dtype_from_name(name: str) -> Any:
 
 # ---- graph kernels (differentiable native engine ops, see backend/native/ in C++) ----
 from nodeweave._C import (edge_softmax, gather_mm, gsddmm, gspmm,  # noqa: E402,F401
-                          segment_mm, segment_reduce, segment_softmax)
+                          segment_mm, segment_offsets, segment_reduce, segment_softmax)
 
 
 def index_copy(t: Tensor, idx: Tensor, rows: Tensor) -> Tensor:

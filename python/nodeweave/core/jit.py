@@ -131,6 +131,17 @@ class _Signature:
             self._dynamic[len(self.leaves)] = ("graph",) + kind
             self.leaves.append((path, ("graph", id(a), sizes) + kind,
                                 f"the {type(a).__name__} at {id(a):#x} with (src, dst, edges) counts {list(sizes)}"))
+            if a._batch_num_nodes is not None and same == -1 - len(self.graphs) + len(etypes):
+                # A batch of graphs: its per-graph counts are tensor inputs, so that readouts
+                # (segment offsets counted by an op) follow the next batch.
+                for nt in a.ntypes:
+                    t = a.batch_num_nodes(nt)
+                    if isinstance(t, Tensor):
+                        self._leaf(f"{path}.batch_num_nodes({nt!r})", t)
+                for ct in etypes if a._batch_num_edges is not None else ():
+                    t = a.batch_num_edges(ct)
+                    if isinstance(t, Tensor):
+                        self._leaf(f"{path}.batch_num_edges({ct!r})", t)
         elif a is None or isinstance(a, (bool, int, float, complex, str, bytes)):
             self.leaves.append((path, ("value", type(a).__name__, a), repr(a)))
         elif isinstance(a, (tuple, list)):
@@ -199,34 +210,55 @@ class _Dynamic:
     (``program``), or why they cannot be (``why``, which settles it)."""
 
     KEEP = 4
+    WARN_AFTER = 4  # traces of one key that no program serves, before a warning says why
 
     def __init__(self, spec: Any) -> None:
         self.spec = spec
-        self.raws: list[Program] = []
+        self.raws: list[Program] = []  # as traced
+        self.opts: list[Program] = []  # after the passes
         self.program: Any = None
+        self.optimized = False  # program is of the optimized traces (no passes to run per call)
         self.why = ""
+        self.traces = 0
+        self.warned = False
 
-    def learn(self, program: Program, structure_read: str) -> None:
+    def learn(self, program: Program, optimized: Program, structure_read: str, name: str) -> None:
+        self.traces += 1
+        if self.why and not self.warned and self.traces >= self.WARN_AFTER:
+            self.warned = True
+            nwerr.warn(f"jit: {name} traced {self.traces} times for calls that differ in sizes or graphs "
+                       f"only, each slower than running eagerly, because its traces cannot share one "
+                       f"program: {self.why} (see docs/jit.md, 'Graphs as inputs, and sizes that vary')",
+                       stacklevel=4)
         if self.why:
             return
         if structure_read:
             self.settle(f"the traced code read a graph argument's structure on the host ({structure_read}), "
                         "which the program cannot follow to another graph")
             return
-        self.raws.append(program.copy())
+        self.raws.append(program)
+        self.opts.append(optimized.copy())
         if len(self.raws) > self.KEEP:
-            del self.raws[1]
-        if len(self.raws) >= 2:
+            del self.raws[1], self.opts[1]
+        if len(self.raws) < 2:
+            return
+        # The passes decide by structure, and a dynamic program's sizes keep the equalities the
+        # traces had, so the optimized traces usually generalize too, sparing the passes per call.
+        # When they do not (a fusion's size threshold fell between two traces), the traces as
+        # recorded do, and each call runs the passes.
+        generalized, _ = _C._jit.DynamicProgram.generalize(self.opts)
+        self.optimized = generalized is not None
+        if generalized is None:
             generalized, why = _C._jit.DynamicProgram.generalize(self.raws)
             if generalized is None:
                 # Also when a program existed: a trace that differs from the others in more than
                 # sizes (Python that branched on a size) shows it does not hold for every size.
                 self.settle(why)
-            else:
-                self.program = generalized
+                return
+        self.program = generalized
 
     def settle(self, why: str) -> None:
-        self.why, self.raws, self.program = why, [], None
+        self.why, self.raws, self.opts, self.program = why, [], [], None
 
 
 class TracedFunction:
@@ -274,7 +306,8 @@ class TracedFunction:
         dyn = self._dynamic.get(sig.dynamic_key) if self.dynamic else None
         if dyn is not None and dyn.program is not None and not dyn.program.mismatch(sig.tensors, sig.graphs):
             program = dyn.program.instantiate(sig.tensors, sig.graphs)
-            program.run_passes(self.disable_passes)
+            if not dyn.optimized:
+                program.run_passes(self.disable_passes)
             try:
                 out = _C._jit.Executor(program, self.plan_memory).run(sig.tensors, sig.graphs)
                 self.num_dynamic_runs += 1
@@ -302,14 +335,15 @@ class TracedFunction:
         except BaseException:
             tracer.abort()
             raise
+        raw = program.copy() if self.dynamic else None
+        program.run_passes(self.disable_passes)
         if self.dynamic:
             dyn = self._dynamic.get(sig.dynamic_key)
             if dyn is None:
                 dyn = self._dynamic[sig.dynamic_key] = _Dynamic(spec)
                 if len(self._dynamic) > self.max_programs:
                     self._dynamic.popitem(last=False)
-            dyn.learn(program, structure_read)
-        program.run_passes(self.disable_passes)
+            dyn.learn(raw, program, structure_read, self.__name__)
         self._cache[sig.key] = _Entry(_C._jit.Executor(program, self.plan_memory), spec, sig)
         if len(self._cache) > self.max_programs:
             self._cache.popitem(last=False)
@@ -319,12 +353,14 @@ class TracedFunction:
     @property
     def dynamic_status(self) -> str:
         """Whether the latest signature's calls share one program whose sizes follow the inputs:
-        ``"dynamic"``, ``"one trace so far"``, or why the traces could not be generalized."""
+        ``"dynamic"`` (or ``"dynamic (the passes run at each call)"`` when only the traces before
+        the passes generalize), ``"one trace so far"``, or why the traces could not be
+        generalized."""
         if not self._dynamic:
             return "no trace yet" if self.dynamic else "off (dynamic=False)"
         dyn = next(reversed(self._dynamic.values()))
         if dyn.program is not None:
-            return "dynamic"
+            return "dynamic" if dyn.optimized else "dynamic (the passes run at each call)"
         return dyn.why or "one trace so far"
 
     def _guard_message(self, sig: _Signature) -> str:

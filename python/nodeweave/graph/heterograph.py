@@ -880,19 +880,28 @@ class HeteroGraph(MessagePassing):
         """Nodes of ``ntype`` per batched graph (an int64 tensor)."""
         nt = self._ntype(ntype)
         if self._batch_num_nodes is None:
-            arr = np.array([self._num_nodes[nt]], np.int64)
-        else:
-            arr = self._batch_num_nodes[nt]
-        return backend.current().int_tensor(np.asarray(arr, np.int64), self._device, "int64")
+            return backend.current().int_tensor(np.array([self._num_nodes[nt]], np.int64), self._device, "int64")
+        return self._batch_counts(("batch_num_nodes", nt), self._batch_num_nodes[nt])
 
     def batch_num_edges(self, etype: str | tuple | None = None):
         """Edges of ``etype`` per batched graph (an int64 tensor)."""
         ct = self.to_canonical_etype(etype)
         if self._batch_num_edges is None:
-            arr = np.array([self._rels[ct].num_edges], np.int64)
-        else:
-            arr = self._batch_num_edges[ct]
-        return backend.current().int_tensor(np.asarray(arr, np.int64), self._device, "int64")
+            return backend.current().int_tensor(np.array([self._rels[ct].num_edges], np.int64), self._device,
+                                                "int64")
+        return self._batch_counts(("batch_num_edges", ct), self._batch_num_edges[ct])
+
+    def _batch_counts(self, key: tuple, arr: np.ndarray):
+        """The counts tensor of a batched graph, made once per counts array and backend: the same
+        tensor each call (as DGL's), so a jit trace can take it as an input (core/jit.py)."""
+        be = backend.current()
+        key = key + (be.__name__,)
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] is arr:
+            return hit[1]
+        t = be.int_tensor(np.asarray(arr, np.int64), self._device, "int64")
+        self._cache[key] = (arr, t)
+        return t
 
     def set_batch_num_nodes(self, val: Any) -> None:
         """Sets per-graph node counts: a dict ``{ntype: counts}`` or, for one node type, counts."""

@@ -24,6 +24,11 @@ def _offsets(seglen: Any, like: Any):
     """Segment lengths (tensor, array or list) -> int64 offsets tensor on ``like``'s device."""
     b = kernels(like)
     sb = kernels(seglen)
+    if hasattr(sb, "segment_offsets") and sb.is_tensor(seglen) and b is sb and \
+            sb.device_str(seglen) == "cpu" == b.device_str(like):
+        # Counted by an op, which a jit trace sees: a program traced on one batch of graphs
+        # recounts the next batch's offsets.
+        return sb.segment_offsets(seglen)
     lengths = np.asarray(sb.to_numpy(seglen) if sb.is_tensor(seglen) else seglen)
     if lengths.ndim != 1:
         raise nwerr.ValueError(f"seglen must be 1-D, got shape {lengths.shape}")

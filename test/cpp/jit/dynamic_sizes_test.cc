@@ -101,16 +101,44 @@ TEST(DynamicSizes, TracesThatDifferInMoreThanSizesDoNotGeneralize) {
                     "[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, "
                     "0.0, 0.0, 0.0]\n  return (%1)\n}\n"),
             "dim 0 of %1 is 12 and 18 in the traces, which several sizes of the call explain");
-  // A scalar that is not a size (a mean's 1 / n).
-  EXPECT_EQ(why_not("program(%0: float32[2]) {\n  %1: float32[] = scalar 0.5\n"
+  // A scalar that is no size, nor 1 / n, n / (n - 1) or 1 / (n - 1) of one.
+  EXPECT_EQ(why_not("program(%0: float32[2]) {\n  %1: float32[] = scalar 0.3\n"
                     "  %2: float32[2] = mul(%0, %1)\n  return (%2)\n}\n",
-                    "program(%0: float32[4]) {\n  %1: float32[] = scalar 0.25\n"
+                    "program(%0: float32[4]) {\n  %1: float32[] = scalar 0.7\n"
                     "  %2: float32[4] = mul(%0, %1)\n  return (%2)\n}\n"),
-            "scalar constant %1 differs between the traces");
+            "scalar constant %1 differs between the traces and is no size of the call (nor 1 / n, "
+            "n / (n - 1) or 1 / (n - 1) of one)");
   EXPECT_EQ(why_not(relu,
                     "program(%0: float32[3, 1]) {\n  %1: float32[3, 1] = relu(%0)\n"
                     "  return (%1)\n}\n"),
             "the traces take different inputs");
+}
+
+// A mean's 1 / n and an unbiased variance's n / (n - 1), made on the host as Python floats.
+std::string scaled_program(int n) {
+  const std::string N = std::to_string(n);
+  return "program(%0: float32[" + N + "]) {\n  %1: float64[] = scalar " + std::to_string(1.0 / n) +
+         "\n  %2: float64[] = scalar " + std::to_string(static_cast<double>(n) / (n - 1)) +
+         "\n  %3: float32[" + N + "] = mul(%0, %1)\n  %4: float32[" + N +
+         "] = mul(%3, %2)\n  return (%4)\n}\n";
+}
+
+TEST(DynamicSizes, ScalarsOfASizeFollowIt) {
+  // The text's scalars are the doubles' shortest forms: build them from the doubles themselves.
+  auto program = [](int n) {
+    Program p = parse(scaled_program(n));
+    p.tensors[0] = full({}, 1.0 / n, DType::Float64);
+    p.tensors[1] = full({}, static_cast<double>(n) / (n - 1), DType::Float64);
+    p.tensors[0].impl()->wrapped_number = p.tensors[1].impl()->wrapped_number = true;
+    return p;
+  };
+  std::string why;
+  std::optional<DynamicProgram> d = generalize(program(3), program(5), &why);
+  ASSERT_TRUE(d) << why;
+  const Program p = d->instantiate({8});
+  EXPECT_EQ(p.tensors[0].item(), 1.0 / 8);
+  EXPECT_EQ(p.tensors[1].item(), 8.0 / 7);
+  EXPECT_TRUE(p.tensors[0].impl()->wrapped_number);
 }
 
 TEST(DynamicSizes, ASizeFixedInTwoTracesBecomesDynamicWithAThird) {

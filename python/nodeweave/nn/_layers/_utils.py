@@ -91,8 +91,16 @@ if BACKEND_NAME == "native":
     from nodeweave.ops.spmm import gspmm as _gspmm
 
 
-def _tracing() -> bool:
-    return BACKEND_NAME == "native" and _C._jit.tracing()
+def _tracing(graph: Any) -> bool:
+    """Whether a jit trace takes ``graph`` as an input (a graph the traced code captures is held by
+    the program, and its host-computed degrees are constants of it, as before)."""
+    if BACKEND_NAME != "native" or not _C._jit.tracing():
+        return False
+    try:
+        rel = _relation(graph)
+    except Exception:  # noqa: BLE001 - not one relation: the host path says what is wrong
+        return False
+    return _C._jit.traces_graph(rel)
 
 
 def _traced_degrees(graph: Any, side: str) -> Any:
@@ -108,7 +116,7 @@ def _traced_degrees(graph: Any, side: str) -> Any:
 def _has_zero_in_degree(graph: Any) -> bool:
     if _compiling():  # a cached bool of the relation, which the compiled model guards on
         return _torch_library.has_zero_in_degree(_relation(graph))
-    if _tracing():  # a guard of the program
+    if _tracing(graph):  # a guard of the program
         return bool((_traced_degrees(graph, "in") == 0).any())
     return bool((graph_tensor(graph.in_degrees()) == 0).any())
 
@@ -120,7 +128,7 @@ def degrees(graph: Any, side: str = "in") -> Any:
     if _compiling():
         s = _torch_library.structure(_relation(graph))
         return (s if side == "in" else s.reverse_for_kernels()).in_degrees()
-    if _tracing():
+    if _tracing(graph):
         return _traced_degrees(graph, side)
     return graph_tensor(graph.in_degrees() if side == "in" else graph.out_degrees())
 
