@@ -164,6 +164,19 @@ TensorList Executor::run(const TensorList& inputs, const std::vector<OpaquePtr>&
         args.push_back(v == kNone ? Tensor() : env[static_cast<size_t>(v)]);
       TensorList outs;
       if (planned_node(k)) {
+        // The kernel writes into buffers sized by the program's types: check them against the
+        // op's own shape rule (which also validates the arguments, as dispatch() would), so that
+        // a program file with a wrong type gets an error, not a write past a buffer.
+        const std::vector<TensorMeta> metas = op_def(n.op).infer(args, *attrs);
+        NW_CHECK(metas.size() == n.outputs.size(), ValueError, "jit: ", op_def(n.op).name,
+                 " makes ", metas.size(), " results where the program expects ", n.outputs.size());
+        for (size_t i = 0; i < n.outputs.size(); ++i) {
+          const ValueType& t = p.values[static_cast<size_t>(n.outputs[i])].type;
+          NW_CHECK(metas[i].shape == t.shape && metas[i].dtype == t.dtype, ValueError,
+                   "jit: ", op_def(n.op).name, " makes ", dtype_name(metas[i].dtype),
+                   shape_str(metas[i].shape), " for %", n.outputs[i],
+                   ", which the program declares ", type_text(t));
+        }
         outs.reserve(n.outputs.size());
         for (size_t i = 0; i < n.outputs.size(); ++i) {
           const ValueType& t = p.values[static_cast<size_t>(n.outputs[i])].type;

@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "core_framework/jit/alias_classes.h"
+#include "core_framework/jit/fused_elementwise.h"
 
 namespace nodeweave::jit {
 
@@ -11,7 +12,7 @@ namespace {
 constexpr int64_t kNever = INT64_MAX;  // alive until the caller is done with it
 }  // namespace
 
-MemoryPlan plan_memory(const Program& p) {
+MemoryPlan plan_memory(const Program& p, bool in_place) {
   const std::vector<int64_t> root = alias_roots(p);
   const size_t nv = p.values.size();
   // Last node that reads any value of a memory class; kNever for classes the caller sees.
@@ -38,6 +39,7 @@ MemoryPlan plan_memory(const Program& p) {
   plan.buffer_of.resize(p.nodes.size());
   std::vector<bool> busy;
   std::vector<std::vector<int64_t>> free_after(p.nodes.size());  // buffers freed after node k
+  std::vector<int64_t> buffer_of_value(nv, -1);
   for (size_t k = 0; k < p.nodes.size(); ++k) {
     const OpNode& n = p.nodes[k];
     const OpDef& def = op_def(n.op);
@@ -45,12 +47,45 @@ MemoryPlan plan_memory(const Program& p) {
     out.assign(n.outputs.size(), -1);
     const bool eligible =
         !n.inplace && !n.grad_enabled && def.infer && !(def.traits & (kView | kDynamicShape));
+    // A one-result elementwise op computes each element from the same element of its inputs, so
+    // its result may overwrite an input of its own shape and dtype that dies here (ggml's in-place
+    // reuse). Not a fused chain: its later steps may read an input after an earlier step wrote
+    // its block.
+    const bool in_place_ok = in_place && eligible && n.outputs.size() == 1 &&
+                             (def.traits & kElementwise) && !(def.traits & kRandom) &&
+                             n.op != fused_elementwise_kind();
     for (size_t i = 0; eligible && i < n.outputs.size(); ++i) {
       const auto v = static_cast<size_t>(n.outputs[i]);
       if (root[v] != static_cast<int64_t>(v) || last[v] == kNever || read_by_autograd[v]) continue;
       const ValueType& t = p.values[v].type;
       const int64_t bytes = shape_numel(t.shape) * static_cast<int64_t>(dtype_size(t.dtype));
       if (bytes == 0) continue;
+      if (in_place_ok) {
+        int64_t reuse = -1;
+        for (int64_t in : n.inputs) {
+          if (in == kNone) continue;
+          const auto u = static_cast<size_t>(in);
+          const int64_t b = buffer_of_value[u];
+          if (b < 0 || root[u] != static_cast<int64_t>(u) || last[u] != static_cast<int64_t>(k) ||
+              !(p.values[u].type == t))
+            continue;
+          // Read twice by this node (mul(a, a)) is fine too: each element is read before written.
+          reuse = b;
+          break;
+        }
+        std::vector<int64_t>& frees = free_after[k];
+        const auto freed = std::find(frees.begin(), frees.end(), reuse);
+        if (reuse >= 0 && freed != frees.end()) {
+          frees.erase(freed);  // it stays taken, by the result
+          out[i] = reuse;
+          buffer_of_value[v] = reuse;
+          plan.planned_bytes += bytes;
+          plan.in_place_bytes += bytes;
+          free_after[static_cast<size_t>(std::max(last[v], static_cast<int64_t>(k)))].push_back(
+              reuse);
+          continue;
+        }
+      }
       // Best fit: the smallest free buffer on the device that holds it, else a new one.
       int64_t best = -1;
       for (size_t b = 0; b < busy.size(); ++b)
@@ -66,6 +101,7 @@ MemoryPlan plan_memory(const Program& p) {
       }
       busy[static_cast<size_t>(best)] = true;
       out[i] = best;
+      buffer_of_value[v] = best;
       plan.planned_bytes += bytes;
       // Freed after its class's last reader (or right away when nothing reads it).
       const int64_t until = std::max(last[v], static_cast<int64_t>(k));

@@ -87,6 +87,11 @@ void bind_jit(pyb::module_& m) {
                              [](const Executor& e) { return e.memory_plan().planned_bytes; })
       .def_property_readonly("arena_bytes",
                              [](const Executor& e) { return e.memory_plan().arena_bytes; })
+      .def_property_readonly("in_place_bytes",
+                             [](const Executor& e) { return e.memory_plan().in_place_bytes; })
+      .def_property_readonly(
+          "arena_bytes_without_in_place",
+          [](const Executor& e) { return jit::plan_memory(e.program(), false).arena_bytes; })
       .def_property_readonly("buffer_of",
                              [](const Executor& e) { return e.memory_plan().buffer_of; })
       .def(

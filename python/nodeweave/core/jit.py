@@ -381,11 +381,14 @@ class TracedFunction:
     @property
     def memory(self) -> dict:
         """The latest program's memory plan: the bytes of the results it places in reused buffers
-        (``planned``, one allocation each without the plan) and of those buffers (``arena``)."""
+        (``planned``, one allocation each without the plan), of those buffers (``arena``), of the
+        results written over an input that died at their node (``in_place``), and of the buffers
+        a plan without that would need (``arena_without_in_place``)."""
         if not self._cache:
             raise nwerr.RuntimeError(f"jit: {self.__name__} has not been called yet, so nothing is traced")
         ex = next(reversed(self._cache.values())).executor
-        return {"planned": ex.planned_bytes, "arena": ex.arena_bytes}
+        return {"planned": ex.planned_bytes, "arena": ex.arena_bytes, "in_place": ex.in_place_bytes,
+                "arena_without_in_place": ex.arena_bytes_without_in_place}
 
     @property
     def programs(self) -> list[Program]:

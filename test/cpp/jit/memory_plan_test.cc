@@ -17,17 +17,47 @@ TEST(MemoryPlan, ReusesBuffersByLiveness) {
   const Program p = parse(
       "program(%0: float32[4]) {\n"
       "  %1: float32[4] = exp(%0)\n"               // buffer 0
-      "  %2: float32[4] = log(%1)\n"               // buffer 1: %1 is read here
-      "  %3: float32[4] = neg(%2)\n"               // buffer 0 again: %1 died at the last node
+      "  %2: float32[4] = log(%1)\n"               // over %1, which dies here: buffer 0
+      "  %3: float32[4] = neg(%2)\n"               // %2 is read again below: buffer 1
       "  %4: float32[2, 2] = view(%3) {[2, 2]}\n"  // a view: %3's memory lives on through it
       "  %5: float32[2, 2] = relu(%4)\n"           // the output: not planned
-      "  %6: float32[4] = sigmoid(%2)\n"           // buffer 1 is still %2's: a new one
+      "  %6: float32[4] = sigmoid(%2)\n"           // an output
       "  return (%5, %6)\n"
       "}\n");
   const MemoryPlan m = plan_memory(p);
-  EXPECT_EQ(m.buffer_of, (Plan{{0}, {1}, {0}, {-1}, {-1}, {-1}}));
+  EXPECT_EQ(m.buffer_of, (Plan{{0}, {0}, {1}, {-1}, {-1}, {-1}}));
   EXPECT_EQ(m.arena_bytes, 32);
   EXPECT_EQ(m.planned_bytes, 48);
+  EXPECT_EQ(m.in_place_bytes, 16);
+}
+
+TEST(MemoryPlan, ElementwiseResultsOverwriteInputsThatDieThere) {
+  const Program p = parse(
+      "program(%0: float32[4, 1], %1: float32[1, 4]) {\n"
+      "  %2: float32[4, 1] = exp(%0)\n"      // buffer 0
+      "  %3: float32[4, 1] = mul(%2, %2)\n"  // over %2 (read twice, dies here): buffer 0
+      "  %4: float32[4, 4] = add(%3, %1)\n"  // another shape: a new buffer 1
+      "  %5: bool[4, 4] = gt(%4, %4)\n"      // bool: not over %4; fits dead %3's buffer 0
+      "  %6: float32[4, 4] = cast(%5) {dtype(float32)}\n"  // not over %5 (bool): %4's buffer 1
+      "  %7: float32[4, 4] = softmax(%6) {1}\n"            // not elementwise: a new buffer 2
+      "  %8: float32[4, 4] = tanh(%7)\n"                   // over %7: buffer 2
+      "  %9: float32[4, 4] = neg(%8)\n"                    // the output: not planned
+      "  return (%9)\n"
+      "}\n");
+  const MemoryPlan m = plan_memory(p);
+  EXPECT_EQ(m.buffer_of, (Plan{{0}, {0}, {1}, {0}, {1}, {2}, {2}, {-1}}));
+  EXPECT_EQ(m.in_place_bytes, 16 + 64);
+  // The replay computes what an unplanned one does.
+  const Executor planned(p, true), plain(p, false);
+  Tensor x = empty({4, 1}), b = empty({1, 4});
+  for (int i = 0; i < 4; ++i) {
+    x.data<float>()[i] = 0.25f * static_cast<float>(i) - 0.4f;
+    b.data<float>()[i] = 0.1f * static_cast<float>(i);
+  }
+  for (int run = 0; run < 2; ++run) {
+    const Tensor u = planned.run({x, b})[0], v = plain.run({x, b})[0];
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(u.data<float>()[i], v.data<float>()[i]);
+  }
 }
 
 TEST(MemoryPlan, LeavesAutogradAndItsInputsOut) {
@@ -62,6 +92,27 @@ TEST(MemoryPlan, PlannedRunsComputeWhatUnplannedOnesDo) {
   for (int run = 0; run < 3; ++run) {  // the buffers are reused from run to run
     const Tensor a = planned.run({x})[0], b = plain.run({x})[0];
     for (int i = 0; i < 3; ++i) EXPECT_EQ(a.data<float>()[i], b.data<float>()[i]);
+  }
+}
+
+TEST(MemoryPlan, ADeclaredTypeTheOpDoesNotMakeIsRefusedNotWrittenPast) {
+  // exp of a (4) is (4), not the (2) the text says: a planned buffer of 8 bytes would overflow.
+  const Program p = parse(
+      "program(%0: float32[4]) {\n"
+      "  %1: float32[2] = exp(%0)\n"
+      "  %2: float32[2] = neg(%1)\n"
+      "  return (%2)\n"
+      "}\n");
+  const Executor planned(p, true);
+  ASSERT_EQ(planned.memory_plan().buffer_of[0], (std::vector<int64_t>{0}));
+  try {
+    planned.run({empty({4})});
+    FAIL() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("exp makes float32[4] for %1, which the program declares "
+                                         "float32[2]"),
+              std::string::npos)
+        << e.what();
   }
 }
 
