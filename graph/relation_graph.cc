@@ -289,10 +289,12 @@ RelationGraphPtr RelationGraph::with_formats(uint8_t formats) const {
       tmp->out_csr();
     else
       tmp->coo();
+    tmp->same_edges_as_ = shared_from_this();
     return tmp->with_formats(formats);
   }
   auto g = std::shared_ptr<RelationGraph>(
       new RelationGraph(num_src_, num_dst_, num_edges_, id_dtype_, device_, formats));
+  g->same_edges_as_ = shared_from_this();
   std::lock_guard<std::mutex> lock(mu_);
   if (coo_ && (formats & kCoo)) g->coo_ = coo_;
   if (csr_ && (formats & kCsr)) g->csr_ = csr_;
@@ -310,6 +312,7 @@ RelationGraphPtr RelationGraph::to(Device device) const {
   }
   auto g = std::shared_ptr<RelationGraph>(
       new RelationGraph(num_src_, num_dst_, num_edges_, id_dtype_, device, allowed_));
+  g->same_edges_as_ = shared_from_this();
   std::lock_guard<std::mutex> lock(mu_);
   auto move = [&](const CompressedArrays& c) {
     return CompressedArrays{c.indptr.to(device), c.indices.to(device), c.eids.to(device)};
@@ -327,6 +330,7 @@ RelationGraphPtr RelationGraph::astype(DType id_dtype) const {
   check_counts(num_src_, num_dst_, num_edges_, id_dtype);
   auto g = std::shared_ptr<RelationGraph>(
       new RelationGraph(num_src_, num_dst_, num_edges_, id_dtype, device_, allowed_));
+  g->same_edges_as_ = shared_from_this();
   std::lock_guard<std::mutex> lock(mu_);
   auto conv = [&](const CompressedArrays& c) {
     return CompressedArrays{c.indptr.astype(id_dtype), c.indices.astype(id_dtype),

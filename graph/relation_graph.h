@@ -59,6 +59,12 @@ class RelationGraph : public std::enable_shared_from_this<RelationGraph> {
   // The graph this one is the reverse() of (null for a graph not made by reverse()): a traced
   // program that takes a graph as input finds the reversed graphs backward passes walk by it.
   const RelationGraphPtr& reverse_of() const { return reverse_of_; }
+  // The graph this one has the same edges as, when made from it by with_formats(), to() or
+  // astype() (null otherwise): a host read of its structure is one of that graph's too.
+  const RelationGraphPtr& same_edges_as() const { return same_edges_as_; }
+  // What this graph was made from, by reverse() or by one of the above (null for a graph built
+  // from arrays).
+  const RelationGraphPtr& made_from() const { return reverse_of_ ? reverse_of_ : same_edges_as_; }
   // A graph restricted to `formats` (must intersect the created ones or be creatable); shares
   // arrays.
   RelationGraphPtr with_formats(uint8_t formats) const;
@@ -78,7 +84,7 @@ class RelationGraph : public std::enable_shared_from_this<RelationGraph> {
   mutable std::mutex mu_;
   mutable std::optional<CooArrays> coo_;
   mutable std::optional<CompressedArrays> csr_, csc_;
-  RelationGraphPtr reverse_of_;
+  RelationGraphPtr reverse_of_, same_edges_as_;
 };
 
 }  // namespace nodeweave::graph

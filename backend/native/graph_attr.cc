@@ -1,6 +1,6 @@
 // GraphAttr's side of programs that take graphs as inputs (core_framework/jit/object_input.h):
-// which input graph an op's graph was made from, how to make it again from another graph, and
-// the sizes a program's shapes may follow.
+// which input graph an op's graph was made from (through reverse(), with_formats(), astype()), how
+// to make it again from another graph, and the sizes a program's shapes may follow.
 #include "backend/native/graph_ops.h"
 
 namespace nodeweave::backend {
@@ -8,9 +8,16 @@ namespace nodeweave::backend {
 std::vector<std::pair<const void*, int>> GraphAttr::lineage() const {
   std::vector<std::pair<const void*, int>> out;
   int d = 0;
-  for (const graph::RelationGraph* g = graph.get(); g; g = g->reverse_of().get()) {
+  for (const graph::RelationGraph* g = graph.get(); g;) {
     out.emplace_back(g, d);
-    d ^= kReversed;
+    if (g->reverse_of()) {
+      d ^= kReversed;
+      g = g->reverse_of().get();
+    } else if (g->same_edges_as() && g->same_edges_as()->device() == graph->device()) {
+      g = g->same_edges_as().get();  // other formats or id type: the same graph to a kernel
+    } else {
+      break;  // a graph on another device is not the one the kernel walks
+    }
   }
   return out;
 }

@@ -104,34 +104,43 @@ class Generalizer {
   };
   [[noreturn]] static void fail(std::string what) { throw Mismatch{std::move(what)}; }
 
-  // The size symbol (and factor) an integer that differs across the traces follows, when exactly
-  // one does.
-  DynamicProgram::Slot follow(const Across& x, const std::string& where) const {
-    DynamicProgram::Slot s;
-    int found = 0;
-    for (size_t r = 0; r < sizes_.size(); ++r) {
-      if (d_.class_of[r] != static_cast<int64_t>(r) || d_.fixed[r]) continue;
-      if (sizes_[r] == x) {
-        s.symbol = static_cast<int64_t>(r);
-        s.scale = 1;
-        return s;  // classes have distinct values: the only exact match
-      }
-    }
-    for (size_t r = 0; r < sizes_.size(); ++r) {
-      if (d_.class_of[r] != static_cast<int64_t>(r) || d_.fixed[r]) continue;
-      const Across& v = sizes_[r];
-      if (v[0] <= 0 || x[0] % v[0] != 0) continue;
-      const int64_t k = x[0] / v[0];
-      bool fits = true;
-      for (size_t t = 0; t < x.size() && fits; ++t) fits = v[t] * k == x[t];
-      if (!fits) continue;
+  // The size an integer that differs across the traces follows: n, k * n or n + c (|c| <= 2, a
+  // segment count's n + 1 offsets) for a size n of the call, in that order of preference. When
+  // several fit (num_edges and 10 * num_dst with a full fanout), the first is taken and the
+  // others become ties, which a run checks (a call where they part traces again).
+  DynamicProgram::Slot follow(const Across& x, const std::string& where) {
+    std::vector<DynamicProgram::Slot> fits;
+    auto fits_all = [&](const Across& v, int64_t k, int64_t c) {
+      for (size_t t = 0; t < x.size(); ++t)
+        if (v[t] * k + c != x[t]) return false;
+      return true;
+    };
+    auto add = [&](size_t r, int64_t k, int64_t c) {
+      DynamicProgram::Slot s;
       s.symbol = static_cast<int64_t>(r);
       s.scale = k;
-      ++found;
-    }
-    if (found == 1) return s;
-    fail(str_cat(where, " is ", across_str(x), " in the traces, which ",
-                 found ? "several sizes of the call explain" : "no size of the call explains"));
+      s.offset = c;
+      fits.push_back(s);
+    };
+    for (int form = 0; form < 3; ++form)
+      for (size_t r = 0; r < sizes_.size(); ++r) {
+        if (d_.class_of[r] != static_cast<int64_t>(r) || d_.fixed[r]) continue;
+        const Across& v = sizes_[r];
+        if (form == 0 && v == x) add(r, 1, 0);
+        if (form == 1 && v[0] > 0 && x[0] % v[0] == 0 && x[0] / v[0] > 1 &&
+            fits_all(v, x[0] / v[0], 0))
+          add(r, x[0] / v[0], 0);
+        if (form == 2 && x[0] - v[0] != 0 && std::abs(x[0] - v[0]) <= 2 &&
+            fits_all(v, 1, x[0] - v[0]))
+          add(r, 1, x[0] - v[0]);
+      }
+    if (fits.empty())
+      fail(str_cat(where, " is ", across_str(x),
+                   " in the traces, which no size of the call explains"));
+    for (size_t i = 1; i < fits.size(); ++i)
+      d_.ties.push_back({fits[0].symbol, fits[0].scale, fits[0].offset, fits[i].symbol,
+                         fits[i].scale, fits[i].offset});
+    return fits[0];
   }
 
   void integer(const Across& x, DynamicProgram::Where w, int64_t i, int64_t j, int64_t k,
@@ -174,6 +183,7 @@ class Generalizer {
     const ObjectAttr *ox = object_attr(x), *oy = object_attr(y);
     if (!ox || !oy) return false;
     const auto lx = ox->lineage(), ly = oy->lineage();
+    if (lx[0].first == ly[0].first) return true;  // the same graph, in another op's attribute
     return lx.size() > 1 && lx.size() == ly.size() &&
            std::equal(lx.begin() + 1, lx.end(), ly.begin() + 1);
   }
@@ -234,7 +244,8 @@ class Generalizer {
             x.type.shape.size() != y.type.shape.size())
           fail(str_cat(name, " differs between the traces in more than its sizes"));
       }
-      for (size_t k = 0; k < x.type.shape.size(); ++k)
+      // An input's dims are the call's sizes themselves (instantiate() sets them).
+      for (size_t k = 0; x.source != ValueSource::Input && k < x.type.shape.size(); ++k)
         integer(across([&](const Program& p) { return p.values[v].type.shape[k]; }),
                 DynamicProgram::Where::ValueDim, static_cast<int64_t>(v), static_cast<int64_t>(k),
                 0, str_cat("dim ", k, " of ", name));
@@ -431,11 +442,20 @@ std::string DynamicProgram::mismatch(const std::vector<int64_t>& sizes) const {
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (fixed[i] && sizes[i] != base_sizes[i])
       return str_cat(symbol_name(base, i), " is ", sizes[i], "; it was ", base_sizes[i],
-                     " in both traces");
+                     " in every trace");
     const auto r = static_cast<size_t>(class_of[i]);
     if (sizes[i] != sizes[r])
       return str_cat(symbol_name(base, i), " is ", sizes[i], " and ", symbol_name(base, r), " is ",
-                     sizes[r], "; they were equal in both traces");
+                     sizes[r], "; they were equal in every trace");
+  }
+  for (const Tie& t : ties) {
+    const int64_t a = sizes[static_cast<size_t>(t.a)] * t.ka + t.ca;
+    const int64_t b = sizes[static_cast<size_t>(t.b)] * t.kb + t.cb;
+    if (a != b)
+      return str_cat("an integer of the program was ", t.ka, " * (",
+                     symbol_name(base, static_cast<size_t>(t.a)), ") + ", t.ca, " and ", t.kb,
+                     " * (", symbol_name(base, static_cast<size_t>(t.b)), ") + ", t.cb,
+                     " alike in every trace; they are ", a, " and ", b, " now");
   }
   return {};
 }
@@ -445,11 +465,12 @@ Program DynamicProgram::instantiate(const std::vector<int64_t>& sizes) const {
   NW_CHECK(why.empty(), std::logic_error, "jit: instantiate: ", why);
   Program p = base;
   size_t at = 0;
-  for (int64_t v : p.inputs) at += p.values[static_cast<size_t>(v)].type.shape.size();
+  for (int64_t v : p.inputs)
+    for (int64_t& d : p.values[static_cast<size_t>(v)].type.shape) d = sizes[at++];
   for (IntList& o : p.object_sizes)
     for (int64_t& d : o) d = sizes[at++];
   for (const Slot& s : slots) {
-    const int64_t n = sizes[static_cast<size_t>(s.symbol)] * s.scale;
+    const int64_t n = sizes[static_cast<size_t>(s.symbol)] * s.scale + s.offset;
     switch (s.where) {
       case Where::ValueDim:
         p.values[static_cast<size_t>(s.a)].type.shape[static_cast<size_t>(s.b)] = n;
@@ -461,8 +482,6 @@ Program DynamicProgram::instantiate(const std::vector<int64_t>& sizes) const {
         std::get<IntList>(p.nodes[static_cast<size_t>(s.a)].attrs.mutable_at(
             static_cast<size_t>(s.b)))[static_cast<size_t>(s.c)] = n;
         break;
-      case Where::ObjectSize:
-        break;  // set above
       case Where::ScalarConstant: {
         const Value& val = p.values[static_cast<size_t>(s.a)];
         Tensor& t = p.tensors[static_cast<size_t>(val.index)];

@@ -118,6 +118,7 @@ void Program::compact() {
   Program out;
   out.object_inputs = object_inputs;
   out.object_sizes = object_sizes;
+  out.object_read = object_read;
   for (int64_t v : inputs) {
     const int64_t id = out.add_value(values[static_cast<size_t>(v)].type, ValueSource::Input,
                                      static_cast<int64_t>(out.inputs.size()));

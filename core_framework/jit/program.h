@@ -86,9 +86,13 @@ struct Program {
   // The kinds of the object inputs (graphs) the caller binds after the tensors, in order
   // (object_input.h).
   std::vector<std::string> object_inputs;
-  // Per object input, the sizes it was traced with (OpaqueAttr::sizes): the shapes of the program
+  // Per object input, the sizes it was traced with (ObjectAttr::sizes): the shapes of the program
   // follow them, so a run checks the object it is given has them.
   std::vector<IntList> object_sizes;
+  // Set when the traced code read an object input's structure on the host (Tracer::object_read):
+  // what it computed from it is frozen, so the program holds only for the traced objects and is
+  // not saved (a file would run it on any graph of the same sizes). Not part of the text.
+  std::string object_read;
   std::vector<Tensor> tensors;  // captures and constants (undefined in a parsed program)
   std::vector<OpNode> nodes;
   std::vector<int64_t> outputs;  // value ids returned, in order (a value may appear twice)

@@ -149,6 +149,12 @@ void register_opaque_codec(const std::string& kind, OpaqueCodec codec) {
 }
 
 std::string serialize_program(const Program& program) {
+  NW_CHECK(program.object_read.empty(), ValueError,
+           "save: the traced code read the structure of a graph argument on the host (",
+           program.object_read,
+           "); what it computed from it is frozen into the program, which a file would run on any "
+           "graph of the same sizes. Compute it with tensor ops, or capture the graph instead of "
+           "passing it as an argument");
   Program p = program;
   p.compact();
   p.verify();

@@ -36,13 +36,13 @@ void Tracer::uninstall() {
   t_tracer = nullptr;
 }
 
-int64_t Tracer::add_input(const Tensor& t) {
+int64_t Tracer::add_input(const Tensor& t, bool data) {
   NW_CHECK(t.defined(), ValueError, "jit: an input tensor is undefined");
   const int64_t id =
       p_.add_value(type_of(t), ValueSource::Input, static_cast<int64_t>(p_.inputs.size()));
   p_.inputs.push_back(id);
   bind(t, id);
-  varies_[static_cast<size_t>(id)] = true;
+  varies_[static_cast<size_t>(id)] = data;
   return id;
 }
 
@@ -226,6 +226,7 @@ Program Tracer::finish(const TensorList& outputs) {
     NW_CHECK(t.defined(), ValueError, "jit: a traced function returned an undefined tensor");
     p_.outputs.push_back(value_of(t));
   }
+  p_.object_read = object_read_;
   stop();
   copy_written_constants(p_);
   p_.compact();

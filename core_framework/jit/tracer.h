@@ -39,8 +39,10 @@ class Tracer final : public DispatchObserver {
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
 
-  // Declares the next program input; returns its value id.
-  int64_t add_input(const Tensor& t);
+  // Declares the next program input; returns its value id. `data` false: the input describes a
+  // graph argument's structure (a batch's nodes per graph), which host code may read: such a read
+  // becomes a guard, as a read of the graph's own structure would, not a TracingError.
+  int64_t add_input(const Tensor& t, bool data = true);
   // Declares the next object input (object_input.h): an attribute whose object the traced ops'
   // attributes are matched against. Returns its position among the object inputs.
   int64_t add_object_input(const OpaquePtr& object);

@@ -37,8 +37,8 @@ std::vector<OpaquePtr> graph_objects(const std::vector<Holder>& graphs) {
 void note_structure_read(const graph::RelationGraph& g, const char* what) {
   jit::Tracer* t = jit::Tracer::current();
   if (!t) return;
-  // The graph, or a graph it is the reverse() of (a backward pass's view).
-  for (const graph::RelationGraph* from = &g; from; from = from->reverse_of().get())
+  // The graph, or one it was made from (a reverse, other formats, another device or id type).
+  for (const graph::RelationGraph* from = &g; from; from = from->made_from().get())
     t->note_object_read(from, what);
 }
 
@@ -69,8 +69,12 @@ void bind_jit(pyb::module_& m) {
   // One per trace; finish() or abort() uninstalls it (the Python side guarantees one of them).
   pyb::class_<Tracer>(m, "Tracer")
       .def(pyb::init<>())
-      .def("add_input",
-           [](Tracer& t, pyb::handle x) { return t.add_input(tensor_arg(x, "input")); })
+      .def(
+          "add_input",
+          [](Tracer& t, pyb::handle x, bool data) {
+            return t.add_input(tensor_arg(x, "input"), data);
+          },
+          pyb::arg("x"), pyb::arg("data") = true)
       .def("finish",
            [](Tracer& t, const pyb::sequence& outs) {
              return t.finish(tensor_list(outs, "output"));
@@ -139,7 +143,7 @@ void bind_jit(pyb::module_& m) {
       [](const Holder& g) {
         jit::Tracer* t = jit::Tracer::current();
         if (!t || !g) return false;
-        for (const graph::RelationGraph* from = g.get(); from; from = from->reverse_of().get())
+        for (const graph::RelationGraph* from = g.get(); from; from = from->made_from().get())
           if (t->is_object_input(from)) return true;
         return false;
       },

@@ -280,3 +280,94 @@ def test_graph_classification_over_changing_batches_runs_one_program(rng):
     assert compiled.dynamic_status == "dynamic"
     assert (compiled.num_traces, compiled.num_dynamic_runs) == (2, 4)
     assert "segment_offsets" in str(compiled.program)
+
+
+# ---- what a review found: each of these once gave a wrong result or an error where eager works
+
+
+def _ring(n, drop=0):
+    src = np.concatenate([np.arange(n), np.arange(n)])
+    dst = np.concatenate([(np.arange(n) + 1) % n, (np.arange(n) - 1) % n])
+    return nw.graph((src[:len(src) - drop], dst[:len(dst) - drop]), num_nodes=n)
+
+
+def test_an_integer_two_sizes_explain_is_checked_at_each_call():
+    # On rings num_edges == 2 * num_nodes, so the slice end 2n fits both: a call on a graph where
+    # they part must not take num_edges for it.
+    def f(g, h):
+        return nc.cat([h, h + 1.0, h + 2.0], 0)[:2 * g.num_nodes()]
+
+    compiled = nc.jit.trace(f)
+    for n in (5, 7):
+        compiled(_ring(n), nc.zeros(n, 2))
+    assert compiled.dynamic_status == "dynamic"
+    g, h = _ring(6, drop=3), nc.zeros(6, 2)  # 9 edges, 12 = 2n rows
+    assert tuple(compiled(g, h).shape) == tuple(f(g, h).shape) == (12, 2)
+    assert compiled.num_traces == 3  # the tie broke: traced, and generalized anew
+
+
+def test_a_structure_read_of_a_derived_graph_keeps_one_trace_per_graph(rng):
+    def regular(n, holes=0):  # every in-degree 3 (but for `holes` edges)
+        return nw.graph((rng.integers(0, n, 3 * n)[holes:], np.repeat(np.arange(n), 3)[holes:]), num_nodes=n)
+
+    def f(g, h):
+        deg = g.formats("csc").in_degrees().float()  # host-read degrees of a graph made from g
+        return nw.ops.copy_u_sum(g, h) / deg.reshape(-1, 1).clamp(min=1)
+
+    compiled = nc.jit.trace(f)
+    for n in (6, 9):
+        compiled(regular(n), nc.tensor(rng.standard_normal((n, 2)).astype(np.float32)))
+    assert "structure on the host" in compiled.dynamic_status
+    g, h = regular(8, holes=2), nc.tensor(rng.standard_normal((8, 2)).astype(np.float32))
+    np.testing.assert_allclose(compiled(g, h).numpy(), f(g, h).numpy(), rtol=1e-6)
+    assert compiled.num_dynamic_runs == 0
+
+
+def test_a_program_that_read_its_graph_argument_on_the_host_is_not_saved(tmp_path, rng):
+    g = _graph(rng, 20, 80)
+    compiled = nc.jit.trace(lambda graph, h: h * graph.in_degrees().float().reshape(-1, 1))
+    compiled(g, nc.ones(20, 2))
+    with pytest.raises(nwerr.ValueError, match="read the structure of a graph argument on the host"):
+        nc.jit.save(compiled, str(tmp_path / "f.nwp"))
+
+
+def test_batch_counts_read_on_the_host_guard_instead_of_refusing(rng):
+    from nodeweave.nn import PNAConv
+
+    conv = PNAConv(3, 3, ["mean"], ["identity"], delta=1.0)  # reads batch_num_nodes().tolist()
+    bg = nw.batch([_graph(rng, 4, 8), _graph(rng, 5, 9)])
+    x = nc.tensor(rng.standard_normal((9, 3)).astype(np.float32))
+    compiled = nc.jit.trace(lambda g, h: conv(g, h))
+    for _ in range(2):
+        _close(compiled(bg, x), conv(bg, x))
+    assert compiled.num_traces == 1
+
+
+def test_graphs_sharing_relations_and_a_captured_graph_next_to_graph_inputs(rng):
+    g = _graph(rng, 3, 3)
+    f = nc.jit.trace(lambda a, b, h: nw.ops.copy_u_sum(a, h) + nw.ops.copy_u_sum(b, h))
+    _close(f(g, g.local_var(), nc.ones(3, 2)), 2 * nw.ops.copy_u_sum(g, nc.ones(3, 2)))
+    held = _graph(rng, 5, 10)
+    z = nc.ones(5, 2)
+    f = nc.jit.trace(lambda a, h: nw.ops.copy_u_sum(a, h).sum() + nw.ops.copy_u_sum(held, z).sum())
+    for n in (6, 9, 7):
+        a, h = _graph(rng, n, 3 * n), nc.ones(n, 2)
+        _close(f(a, h), nw.ops.copy_u_sum(a, h).sum() + nw.ops.copy_u_sum(held, z).sum())
+    assert f.dynamic_status == "dynamic" and f.num_traces == 2
+
+
+def test_a_smaller_last_batch_keeps_the_program_for_the_next_epoch(rng):
+    from nodeweave.nn import SumPooling
+
+    pool = SumPooling()
+    compiled = nc.jit.trace(lambda g, h: pool(g, h))
+
+    def call(b):
+        bg = nw.batch([_graph(rng, int(rng.integers(3, 8)), int(rng.integers(3, 12))) for _ in range(b)])
+        h = nc.tensor(rng.standard_normal((bg.num_nodes(), 2)).astype(np.float32))
+        _close(compiled(bg, h), pool(bg, h))
+
+    for b in (4, 4, 4, 3, 4, 4, 4):
+        call(b)
+    assert compiled.dynamic_status == "dynamic"
+    assert compiled.num_traces == 3  # two batches of 4, then the batch of 3 frees the batch size

@@ -93,6 +93,7 @@ class _Signature:
 
     def __init__(self, args: tuple, kwargs: dict) -> None:
         self.tensors: list[Tensor] = []
+        self.structure: set[int] = set()  # tensors that describe a graph argument (batch counts)
         self.graphs: list[Any] = []  # the RelationGraph of each graph argument's edge types
         self.objects: list[Any] = []
         self.leaves: list[tuple[str, Any, str]] = []  # (path, key part, description)
@@ -122,26 +123,31 @@ class _Signature:
             # Each edge type's relation is an object input of the program: graph ops read the
             # graph the call passes (graph inputs of a trace, tensor inputs of a graph op).
             same = self._first_at.setdefault(id(a), -1 - len(self.graphs))
+            first = same == -1 - len(self.graphs)
             etypes = tuple(a.canonical_etypes)
-            if same == -1 - len(self.graphs):
-                self.graphs.extend(a._rels[ct] for ct in etypes)
+            if first:
+                # Two graphs may share relations (g and g.local_var()): one input each.
+                for ct in etypes:
+                    rel = a._rels[ct]
+                    if all(r is not rel for r in self.graphs):
+                        self.graphs.append(rel)
             self.objects.append(a)
             sizes = tuple((a._rels[ct].num_src, a._rels[ct].num_dst, a._rels[ct].num_edges) for ct in etypes)
             kind = (type(a).__name__, etypes, tuple(a._rels[ct].idtype for ct in etypes), a._device, same)
             self._dynamic[len(self.leaves)] = ("graph",) + kind
             self.leaves.append((path, ("graph", id(a), sizes) + kind,
                                 f"the {type(a).__name__} at {id(a):#x} with (src, dst, edges) counts {list(sizes)}"))
-            if a._batch_num_nodes is not None and same == -1 - len(self.graphs) + len(etypes):
+            if a._batch_num_nodes is not None and first:
                 # A batch of graphs: its per-graph counts are tensor inputs, so that readouts
                 # (segment offsets counted by an op) follow the next batch.
-                for nt in a.ntypes:
-                    t = a.batch_num_nodes(nt)
+                counts = [(f"{path}.batch_num_nodes({nt!r})", a.batch_num_nodes(nt)) for nt in a.ntypes]
+                if a._batch_num_edges is not None:
+                    counts += [(f"{path}.batch_num_edges({ct!r})", a.batch_num_edges(ct)) for ct in etypes]
+                for leaf, t in counts:
                     if isinstance(t, Tensor):
-                        self._leaf(f"{path}.batch_num_nodes({nt!r})", t)
-                for ct in etypes if a._batch_num_edges is not None else ():
-                    t = a.batch_num_edges(ct)
-                    if isinstance(t, Tensor):
-                        self._leaf(f"{path}.batch_num_edges({ct!r})", t)
+                        if all(t is not u for u in self.tensors):
+                            self.structure.add(len(self.tensors))
+                        self._leaf(leaf, t)
         elif a is None or isinstance(a, (bool, int, float, complex, str, bytes)):
             self.leaves.append((path, ("value", type(a).__name__, a), repr(a)))
         elif isinstance(a, (tuple, list)):
@@ -315,8 +321,9 @@ class TracedFunction:
             except nwerr.GuardFailure:
                 if not self.retrace:
                     raise
-                self.num_guard_failures += 1  # traced again below, and generalized anew
-                del self._dynamic[sig.dynamic_key]
+                # Traced again below: the new trace's guard differs, which settles the dynamic
+                # program (it stops serving calls), and the warning count goes on.
+                self.num_guard_failures += 1
         if self._cache and not self.retrace:
             raise nwerr.ValueError(self._guard_message(sig))
         return self._trace(args, kwargs, sig)
@@ -324,8 +331,8 @@ class TracedFunction:
     def _trace(self, args: tuple, kwargs: dict, sig: _Signature) -> Any:
         tracer = _C._jit.Tracer()
         try:
-            for t in sig.tensors:
-                tracer.add_input(t)
+            for i, t in enumerate(sig.tensors):
+                tracer.add_input(t, i not in sig.structure)
             for g in sig.graphs:
                 tracer.add_graph_input(g)
             result = self.fn(*args, **kwargs)

@@ -110,7 +110,7 @@ def _traced_degrees(graph: Any, side: str) -> Any:
     if side != "in":
         rel = rel.reverse_for_kernels()
     ones = T.ones(rel.num_edges, 1)
-    return _gspmm(rel, "copy_rhs", "sum", None, ones).reshape(rel.num_dst).to(T.int64)
+    return _gspmm(rel, "copy_rhs", "sum", None, ones).reshape(rel.num_dst).to(getattr(T, rel.idtype))
 
 
 def _has_zero_in_degree(graph: Any) -> bool:
