@@ -35,10 +35,13 @@ program(%0: float32[1, 2]) {
 What is recorded is what ran, so Python control flow is fixed at trace time, as with
 ``torch.jit.trace``. The guards make that safe where they can: a call whose tensors differ in
 dtype, shape, device or ``requires_grad``, whose other arguments (numbers, strings, tuples) differ
-in value, whose objects (graphs, modules) are other objects or whose modules switched between
+in value, whose objects (modules) are other objects or whose modules switched between
 ``train()`` and ``eval()``, or that runs under another grad mode, traces again (up to
 ``max_programs`` programs, the oldest dropped first) or, with ``retrace=False``, raises naming the
-argument. Reading a traced value into Python (``.item()``, ``.numpy()``, ``bool()``) raises
+argument. Graph arguments are inputs of the program, and once two traces differ only in sizes
+(the next sampled block, the next batch of graphs), one program whose sizes follow the inputs
+serves every later call of that kind (``dynamic=True``, the default; docs/jit.md, "Graphs as
+inputs, and sizes that vary"). Reading a traced value into Python (``.item()``, ``.numpy()``, ``bool()``) raises
 :class:`~nodeweave.errors.TracingError`, because the value read would be frozen into the
 program; so does ``loss.backward()`` (return ``nc.autograd.grad(loss, params)`` instead). Tensors
 the function reads without taking them as arguments (parameters, feature tables) are captured by
