@@ -371,3 +371,19 @@ def test_a_smaller_last_batch_keeps_the_program_for_the_next_epoch(rng):
         call(b)
     assert compiled.dynamic_status == "dynamic"
     assert compiled.num_traces == 3  # two batches of 4, then the batch of 3 frees the batch size
+
+
+def test_calls_of_sizes_seen_before_reuse_their_instantiation(rng):
+    from nodeweave.nn import SumPooling
+
+    pool = SumPooling()
+    compiled = nc.jit.trace(lambda g, h: pool(g, h) * 2.0)
+    graphs = [[_graph(rng, int(rng.integers(3, 8)), 10) for _ in range(4)] for _ in range(3)]
+    for _ in range(3):  # three epochs over the same three batches, batched anew each epoch
+        for gs in graphs:
+            b = nw.batch(gs)
+            h = nc.tensor(rng.standard_normal((b.num_nodes(), 2)).astype(np.float32))
+            _close(compiled(b, h), pool(b, h) * 2.0)
+    dyn = next(reversed(compiled._dynamic.values()))
+    assert compiled.num_traces == 2 and compiled.num_dynamic_runs == 7
+    assert len(dyn.executors) == 3  # one per batch size seen: reused on the later epochs

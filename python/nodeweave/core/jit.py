@@ -220,6 +220,7 @@ class _Dynamic:
 
     KEEP = 4
     WARN_AFTER = 4  # traces of one key that no program serves, before a warning says why
+    EXECUTORS = 8  # instantiations kept, by the sizes of the call (batches of one size recur)
 
     def __init__(self, spec: Any) -> None:
         self.spec = spec
@@ -230,6 +231,24 @@ class _Dynamic:
         self.why = ""
         self.traces = 0
         self.warned = False
+        self.executors: OrderedDict[tuple, Any] = OrderedDict()
+
+    def executor(self, sig: _Signature, disable_passes: list, plan_memory: bool) -> Any:
+        """The program instantiated for the call's sizes, as an executor: made once per sizes and
+        kept (with its memory arena) for the next call of the same sizes."""
+        sizes = tuple(tuple(t.shape) for t in sig.tensors) + tuple(
+            (g.num_src, g.num_dst, g.num_edges) for g in sig.graphs)
+        ex = self.executors.get(sizes)
+        if ex is not None:
+            self.executors.move_to_end(sizes)
+            return ex
+        program = self.program.instantiate(sig.tensors, sig.graphs)
+        if not self.optimized:
+            program.run_passes(disable_passes)
+        ex = self.executors[sizes] = _C._jit.Executor(program, plan_memory)
+        if len(self.executors) > self.EXECUTORS:
+            self.executors.popitem(last=False)
+        return ex
 
     def learn(self, program: Program, optimized: Program, structure_read: str, name: str) -> None:
         self.traces += 1
@@ -265,9 +284,11 @@ class _Dynamic:
                 self.settle(why)
                 return
         self.program = generalized
+        self.executors.clear()
 
     def settle(self, why: str) -> None:
         self.why, self.raws, self.opts, self.program = why, [], [], None
+        self.executors.clear()
 
 
 class TracedFunction:
@@ -314,11 +335,8 @@ class TracedFunction:
                 self.num_guard_failures += 1
         dyn = self._dynamic.get(sig.dynamic_key) if self.dynamic else None
         if dyn is not None and dyn.program is not None and not dyn.program.mismatch(sig.tensors, sig.graphs):
-            program = dyn.program.instantiate(sig.tensors, sig.graphs)
-            if not dyn.optimized:
-                program.run_passes(self.disable_passes)
             try:
-                out = _C._jit.Executor(program, self.plan_memory).run(sig.tensors, sig.graphs)
+                out = dyn.executor(sig, self.disable_passes, self.plan_memory).run(sig.tensors, sig.graphs)
                 self.num_dynamic_runs += 1
                 return _rebuild(dyn.spec, out)
             except nwerr.GuardFailure:
