@@ -53,17 +53,21 @@ SHORT_RUNS = [
 
 # Citeseer (6 classes, chance about 0.2) runs gcn.py's code again on 3,703-dim features: native only.
 CASES = [(backend, *run) for run in SHORT_RUNS for backend in ("native", "pytorch")] + [
-    ("native", "gcn.py", ["--dataset", "citeseer", "--epochs", "60"], 0.55)]
+    ("native", "gcn.py", ["--dataset", "citeseer", "--epochs", "60"], 0.55),
+    # The mini-batch step traced: one program replays on every block (nodeweave.core.jit).
+    ("native", "sage_minibatch.py", ["--dataset", "cora", "--epochs", "25", "--jit"], 0.65)]
 
 
 @pytest.mark.parametrize("backend,script,args,floor", CASES,
                          ids=[f"{b}-{s[:-3]}-{a[1] if a[0] == '--dataset' else ''}".rstrip("-")
-                              for b, s, a, _ in CASES])
+                              + ("-jit" if "--jit" in a else "") for b, s, a, _ in CASES])
 def test_examples_learn_in_short_mode(backend, script, args, floor):
     # Chance on Cora (7 classes) is about 0.3 for the majority class.
     out = run_example(script, *args, "--backend", backend, "--quiet")
     assert f"({backend} backend)" in out
     assert last_accuracy(out) > floor
+    if "--jit" in args:
+        assert "steps replayed on other sizes (dynamic" in out, out
 
 
 def test_backend_defaults_to_the_environment():
