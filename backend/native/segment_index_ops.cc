@@ -77,16 +77,12 @@ Tensor segment_offsets(const Tensor& lengths) {
 }
 
 Tensor segment_ids(const Tensor& offsets, int64_t num_rows) {
-  if (offsets.device().is_cpu()) {
-    Attrs a;
-    a.push_back(num_rows);
-    return dispatch(kinds().segment_ids, {offsets}, a)[0];
-  }
-  // Device offsets: counted on the host (a jit trace does not replay this on CUDA yet).
-  Tensor o = contiguous(cast(to_device(offsets, Device{}), DType::Int64));
   Attrs a;
   a.push_back(num_rows);
-  return to_device(dispatch(kinds().segment_ids, {o}, a)[0], offsets.device());
+  if (offsets.device().is_cpu()) return dispatch(kinds().segment_ids, {offsets}, a)[0];
+  // Device offsets: counted on the host (a jit trace does not replay this on CUDA yet).
+  return to_device(dispatch(kinds().segment_ids, {to_device(offsets, Device{})}, a)[0],
+                   offsets.device());
 }
 
 }  // namespace nodeweave::backend

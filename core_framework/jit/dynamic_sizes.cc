@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "core_framework/engine/functional.h"
 #include "core_framework/jit/fused_elementwise.h"
@@ -49,21 +48,11 @@ std::string symbol_name(const Program& p, size_t i) {
   return "a size";
 }
 
-Tensor host(const Tensor& t) {
-  return contiguous(t.device().is_cpu() ? t : to_device(t, Device{}));
-}
-
-bool same_bytes(const Tensor& a, const Tensor& b) {
-  if (a.shape() != b.shape() || a.dtype() != b.dtype() || a.device() != b.device()) return false;
-  const Tensor ha = host(a), hb = host(b);
-  return std::memcmp(ha.data_ptr(), hb.data_ptr(),
-                     static_cast<size_t>(ha.numel()) * ha.itemsize()) == 0;
-}
-
 // The value every element of t has, or nullopt (an empty tensor has none).
 std::optional<double> uniform_value(const Tensor& t) {
   if (t.numel() == 0) return std::nullopt;
-  const Tensor d = contiguous(cast(host(t), DType::Float64));
+  const Tensor d =
+      contiguous(cast(t.device().is_cpu() ? t : to_device(t, Device{}), DType::Float64));
   const double* p = d.data<double>();
   for (int64_t i = 1; i < d.numel(); ++i)
     if (!(p[i] == p[0])) return std::nullopt;  // NaN fills are not uniform either
@@ -161,12 +150,13 @@ class Generalizer {
     return v;
   }
 
+  // Also (beyond jit::same_object) fused bodies that differ in shape only, and graphs made alike
+  // from one captured graph.
   static bool same_object(const OpaquePtr& x, const OpaquePtr& y) {
-    if (x == y) return true;
-    if (!x || !y) return false;
-    const auto* ix = dynamic_cast<const ObjectInputAttr*>(x.get());
-    const auto* iy = dynamic_cast<const ObjectInputAttr*>(y.get());
-    if (ix || iy) return ix && iy && ix->input == iy->input && ix->derivation == iy->derivation;
+    if (jit::same_object(x, y)) return true;
+    if (!x || !y || dynamic_cast<const ObjectInputAttr*>(x.get()) ||
+        dynamic_cast<const ObjectInputAttr*>(y.get()))
+      return false;
     // Fused elementwise bodies made by the same pass from the same chain: equal but for their
     // shape, which follows the node's result (instantiate() sets it).
     const auto* fx = dynamic_cast<const FusedBody*>(x.get());
@@ -183,7 +173,6 @@ class Generalizer {
     const ObjectAttr *ox = object_attr(x), *oy = object_attr(y);
     if (!ox || !oy) return false;
     const auto lx = ox->lineage(), ly = oy->lineage();
-    if (lx[0].first == ly[0].first) return true;  // the same graph, in another op's attribute
     return lx.size() > 1 && lx.size() == ly.size() &&
            std::equal(lx.begin() + 1, lx.end(), ly.begin() + 1);
   }

@@ -1,7 +1,5 @@
 #include "core_framework/jit/executor.h"
 
-#include <cstring>
-
 #include "core_framework/autograd/grad_mode.h"
 #include "core_framework/engine/functional.h"
 #include "core_framework/jit/object_input.h"
@@ -72,14 +70,23 @@ bool Executor::planned_node(size_t k) const {
 
 void Executor::check_guard(size_t g, const Tensor& value) const {
   const Guard& guard = program_.guards[g];
-  const Tensor got = contiguous(value.device().is_cpu() ? value : to_device(value, Device{}));
-  const Tensor want = contiguous(
-      guard.expected.device().is_cpu() ? guard.expected : to_device(guard.expected, Device{}));
-  const size_t bytes = static_cast<size_t>(got.numel()) * got.itemsize();
-  if (got.shape() == want.shape() && std::memcmp(got.data_ptr(), want.data_ptr(), bytes) == 0)
-    return;
+  if (same_bytes(value, guard.expected)) return;
   throw GuardFailure(str_cat("jit: guard ", g, " failed: value %", guard.value,
                              ", which the traced code read into the host program, changed"));
+}
+
+void Executor::check_planned_types(size_t k, const TensorList& args, const Attrs& attrs) const {
+  const OpNode& n = program_.nodes[k];
+  const std::vector<TensorMeta> metas = op_def(n.op).infer(args, attrs);
+  NW_CHECK(metas.size() == n.outputs.size(), ValueError, "jit: ", op_def(n.op).name, " makes ",
+           metas.size(), " results where the program expects ", n.outputs.size());
+  for (size_t i = 0; i < n.outputs.size(); ++i) {
+    const ValueType& t = program_.values[static_cast<size_t>(n.outputs[i])].type;
+    NW_CHECK(metas[i].shape == t.shape && metas[i].dtype == t.dtype, ValueError,
+             "jit: ", op_def(n.op).name, " makes ", dtype_name(metas[i].dtype),
+             shape_str(metas[i].shape), " for %", n.outputs[i], ", which the program declares ",
+             type_text(t));
+  }
 }
 
 TensorList Executor::run(const TensorList& inputs, const std::vector<OpaquePtr>& objects) const {
@@ -167,16 +174,7 @@ TensorList Executor::run(const TensorList& inputs, const std::vector<OpaquePtr>&
         // The kernel writes into buffers sized by the program's types: check them against the
         // op's own shape rule (which also validates the arguments, as dispatch() would), so that
         // a program file with a wrong type gets an error, not a write past a buffer.
-        const std::vector<TensorMeta> metas = op_def(n.op).infer(args, *attrs);
-        NW_CHECK(metas.size() == n.outputs.size(), ValueError, "jit: ", op_def(n.op).name,
-                 " makes ", metas.size(), " results where the program expects ", n.outputs.size());
-        for (size_t i = 0; i < n.outputs.size(); ++i) {
-          const ValueType& t = p.values[static_cast<size_t>(n.outputs[i])].type;
-          NW_CHECK(metas[i].shape == t.shape && metas[i].dtype == t.dtype, ValueError,
-                   "jit: ", op_def(n.op).name, " makes ", dtype_name(metas[i].dtype),
-                   shape_str(metas[i].shape), " for %", n.outputs[i],
-                   ", which the program declares ", type_text(t));
-        }
+        if (!types_checked_) check_planned_types(k, args, *attrs);
         outs.reserve(n.outputs.size());
         for (size_t i = 0; i < n.outputs.size(); ++i) {
           const ValueType& t = p.values[static_cast<size_t>(n.outputs[i])].type;
@@ -204,6 +202,7 @@ TensorList Executor::run(const TensorList& inputs, const std::vector<OpaquePtr>&
     for (size_t g : guards_after_[k]) check_guard(g, env[static_cast<size_t>(p.guards[g].value)]);
     for (int64_t v : release_after_[k]) env[static_cast<size_t>(v)] = Tensor();
   }
+  if (lock.owns_lock()) types_checked_ = true;
   TensorList out;
   out.reserve(p.outputs.size());
   for (int64_t v : p.outputs) out.push_back(env[static_cast<size_t>(v)]);

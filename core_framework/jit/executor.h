@@ -45,12 +45,17 @@ class Executor {
   std::vector<size_t> guards_first_;                 // guards on inputs, captures, constants
   std::vector<bool> reads_object_;                   // per node: an attribute is an object input
   void check_guard(size_t g, const Tensor& value) const;
+  // ValueError when planned node k's op makes other result types than the program declares.
+  void check_planned_types(size_t k, const TensorList& args, const Attrs& attrs) const;
   bool planned_node(size_t k) const;  // some output of node k goes into a planned buffer
   MemoryPlan plan_;
   // The planned buffers, made at the first run and reused by every later one; a run holds the
   // lock, so two threads never share them.
   mutable std::vector<StoragePtr> arena_;
   mutable std::mutex arena_mu_;
+  // Planned nodes' result types were checked against their ops' shape rules by a whole run (they
+  // follow from the input types, which each run checks): later runs skip it. Under arena_mu_.
+  mutable bool types_checked_ = false;
 };
 
 }  // namespace nodeweave::jit

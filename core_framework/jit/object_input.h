@@ -47,6 +47,18 @@ inline const ObjectInputAttr* object_input_at(const Attrs& attrs, size_t k) {
   return o ? dynamic_cast<const ObjectInputAttr*>(o->get()) : nullptr;
 }
 
+// Whether two attributes hold one object: the same object input (and derivation), or the same
+// object (each op call makes its own attribute for it).
+inline bool same_object(const OpaquePtr& a, const OpaquePtr& b) {
+  if (a == b) return true;
+  if (!a || !b || std::string(a->kind()) != b->kind()) return false;
+  const auto* ia = dynamic_cast<const ObjectInputAttr*>(a.get());
+  const auto* ib = dynamic_cast<const ObjectInputAttr*>(b.get());
+  if (ia || ib) return ia && ib && ia->input == ib->input && ia->derivation == ib->derivation;
+  const ObjectAttr *oa = object_attr(a), *ob = object_attr(b);
+  return oa && ob && oa->lineage().at(0).first == ob->lineage().at(0).first;
+}
+
 // Whether any attribute of the call refers to an object input (so its results depend on the call).
 inline bool reads_object_input(const Attrs& attrs) {
   for (size_t k = 0; k < attrs.size(); ++k)

@@ -1,13 +1,25 @@
 #include "core_framework/jit/program.h"
 
 #include <algorithm>
+#include <cstring>
 
+#include "core_framework/engine/functional.h"
 #include "core_framework/jit/object_input.h"
 #include "core_framework/runtime/error.h"
 
 namespace nodeweave::jit {
 
 ValueType type_of(const Tensor& t) { return ValueType{t.dtype(), t.shape(), t.device()}; }
+
+bool same_bytes(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape() || a.dtype() != b.dtype() || a.device() != b.device()) return false;
+  auto host = [](const Tensor& t) {
+    return contiguous(t.device().is_cpu() ? t : to_device(t, Device{}));
+  };
+  const Tensor ha = host(a), hb = host(b);
+  return std::memcmp(ha.data_ptr(), hb.data_ptr(),
+                     static_cast<size_t>(ha.numel()) * ha.itemsize()) == 0;
+}
 
 int64_t Program::add_value(const ValueType& type, ValueSource source, int64_t index) {
   values.push_back(Value{type, source, index});

@@ -116,6 +116,9 @@ struct Program {
 };
 
 ValueType type_of(const Tensor& t);
+// Whether a and b have one shape, dtype and device and the same bytes: how guards, folded
+// constants and the traces a dynamic program is generalized from compare values.
+bool same_bytes(const Tensor& a, const Tensor& b);
 
 // An opaque attribute read back from program text: it names its kind and holds nothing, so a
 // program with one can be printed and rewritten but not run.

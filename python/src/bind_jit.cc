@@ -32,14 +32,20 @@ std::vector<OpaquePtr> graph_objects(const std::vector<Holder>& graphs) {
   return out;
 }
 
+// The first of g and the graphs it was made from (a reverse, other formats, another device or id
+// type) that trace t takes as an input, or null.
+const graph::RelationGraph* traced_input(const jit::Tracer& t, const graph::RelationGraph& g) {
+  for (const graph::RelationGraph* from = &g; from; from = from->made_from().get())
+    if (t.is_object_input(from)) return from;
+  return nullptr;
+}
+
 }  // namespace
 
 void note_structure_read(const graph::RelationGraph& g, const char* what) {
   jit::Tracer* t = jit::Tracer::current();
   if (!t) return;
-  // The graph, or one it was made from (a reverse, other formats, another device or id type).
-  for (const graph::RelationGraph* from = &g; from; from = from->made_from().get())
-    t->note_object_read(from, what);
+  if (const graph::RelationGraph* in = traced_input(*t, g)) t->note_object_read(in, what);
 }
 
 void bind_jit(pyb::module_& m) {
@@ -134,21 +140,16 @@ void bind_jit(pyb::module_& m) {
             return d.instantiate(
                 jit::call_sizes(tensor_list(inputs, "input"), graph_objects(graphs)));
           },
-          pyb::arg("inputs"), pyb::arg("graphs"))
-      .def_property_readonly("base", [](const jit::DynamicProgram& d) { return d.base; });
-  // Loading needs the codecs of every opaque kind: the graph ops register theirs with the ops.
+          pyb::arg("inputs"), pyb::arg("graphs"));
   m.def("tracing", [] { return jit::Tracer::current() != nullptr; });
   m.def(
       "traces_graph",
       [](const Holder& g) {
-        jit::Tracer* t = jit::Tracer::current();
-        if (!t || !g) return false;
-        for (const graph::RelationGraph* from = g.get(); from; from = from->made_from().get())
-          if (t->is_object_input(from)) return true;
-        return false;
+        const jit::Tracer* t = jit::Tracer::current();
+        return t && g && traced_input(*t, *g) != nullptr;
       },
       pyb::arg("graph"),
-      "Whether a trace runs on this thread and takes `graph` (or what it is the reverse of) as an "
+      "Whether a trace runs on this thread and takes `graph` (or a graph it was made from) as an "
       "input.");
   m.def(
       "note_graph_read",
@@ -156,6 +157,7 @@ void bind_jit(pyb::module_& m) {
         if (g) note_structure_read(*g, what.c_str());
       },
       pyb::arg("graph"), pyb::arg("what"));
+  // Loading needs the codecs of every opaque kind: the graph ops register theirs with the ops.
   m.def("save_program", &jit::save_program, pyb::arg("program"), pyb::arg("path"));
   m.def(
       "load_program",

@@ -42,7 +42,12 @@ def _features(rng, n, f=8, classes=4):
     return (nc.tensor(rng.standard_normal((n, f)).astype(np.float32)), rng.integers(0, classes, n))
 
 
-def _step_fn(layers, params):
+def _step_fn(kind):
+    """A training step of the two LAYERS[kind] layers over a list of blocks: the loss and the
+    gradients of every parameter."""
+    layers = LAYERS[kind]()
+    params = [p for layer in layers for p in layer.parameters()]
+
     def step(blocks, x, y):
         h = x
         for i, (layer, block) in enumerate(zip(layers, blocks)):
@@ -79,9 +84,7 @@ LAYERS = {
 def test_minibatch_step_over_changing_blocks_runs_one_generalized_program(kind, rng):
     g = _graph(rng)
     X, Y = _features(rng, g.num_nodes())
-    layers = LAYERS[kind]()
-    params = [p for layer in layers for p in layer.parameters()]
-    step = _step_fn(layers, params)
+    step = _step_fn(kind)
     # The fused GAT pipeline sums in another order (its accuracy: test_jit_gat_fusion.py).
     compiled = nc.jit.trace(step, disable_passes=("fuse_gat_edge_pipeline",) if kind == "gat" else ())
     batches = _batches(g, 16, [4, 4], 8)
@@ -96,9 +99,7 @@ def test_minibatch_step_over_changing_blocks_runs_one_generalized_program(kind, 
 def test_fused_gat_pipeline_runs_on_every_block(rng):
     g = _graph(rng)
     X, Y = _features(rng, g.num_nodes())
-    layers = LAYERS["gat"]()
-    params = [p for layer in layers for p in layer.parameters()]
-    step = _step_fn(layers, params)
+    step = _step_fn("gat")
     compiled = nc.jit.trace(step)
     _run_batches(compiled, step, _batches(g, 16, [4, 4], 5), X, Y, rtol=2e-5)
     assert compiled.num_traces == 2 and compiled.num_dynamic_runs == 3
@@ -108,9 +109,7 @@ def test_fused_gat_pipeline_runs_on_every_block(rng):
 def test_a_batch_of_another_size_traces_again_and_the_program_stays(rng):
     g = _graph(rng)
     X, Y = _features(rng, g.num_nodes())
-    layers = LAYERS["sage"]()
-    params = [p for layer in layers for p in layer.parameters()]
-    step = _step_fn(layers, params)
+    step = _step_fn("sage")
     compiled = nc.jit.trace(step)
     batches = _batches(g, 16, [4, 4], 3)
     _run_batches(compiled, step, batches, X, Y)
@@ -126,10 +125,8 @@ def test_a_batch_of_another_size_traces_again_and_the_program_stays(rng):
 def test_graph_inputs_appear_in_the_program_text(rng):
     g = _graph(rng)
     X, Y = _features(rng, g.num_nodes())
-    layers = LAYERS["sage"]()
-    params = [p for layer in layers for p in layer.parameters()]
     # (A fused elementwise body prints its steps, which the parser does not read back.)
-    compiled = nc.jit.trace(_step_fn(layers, params), disable_passes=("fuse_elementwise",))
+    compiled = nc.jit.trace(_step_fn("sage"), disable_passes=("fuse_elementwise",))
     blocks = _batches(g, 16, [4, 4], 1)[0]
     compiled(blocks, X[nc.tensor(blocks[0].srcdata[nw.NID].numpy())], nc.tensor(Y[:16]))
     text = str(compiled.program)
@@ -183,9 +180,7 @@ def test_a_blocks_own_features_read_inside_keep_one_trace_per_graph(rng):
 def test_dynamic_false_traces_each_graph(rng):
     g = _graph(rng)
     X, Y = _features(rng, g.num_nodes())
-    layers = LAYERS["sage"]()
-    params = [p for layer in layers for p in layer.parameters()]
-    step = _step_fn(layers, params)
+    step = _step_fn("sage")
     compiled = nc.jit.trace(step, dynamic=False)
     _run_batches(compiled, step, _batches(g, 16, [4, 4], 3), X, Y)
     assert (compiled.num_traces, compiled.num_dynamic_runs) == (3, 0)

@@ -1,9 +1,7 @@
-#include <cstring>
 #include <map>
 #include <string>
 #include <tuple>
 
-#include "core_framework/engine/functional.h"
 #include "core_framework/jit/alias_classes.h"
 #include "core_framework/jit/object_input.h"
 #include "core_framework/jit/passes/passes.h"
@@ -11,18 +9,6 @@
 namespace nodeweave::jit {
 
 namespace {
-
-// Two attributes holding one object: the same graph, or the same object input (each op call
-// makes its own attribute object for it).
-bool same_object(const OpaquePtr& a, const OpaquePtr& b) {
-  if (a == b) return true;
-  if (!a || !b || std::string(a->kind()) != b->kind()) return false;
-  const auto* ia = dynamic_cast<const ObjectInputAttr*>(a.get());
-  const auto* ib = dynamic_cast<const ObjectInputAttr*>(b.get());
-  if (ia || ib) return ia && ib && ia->input == ib->input && ia->derivation == ib->derivation;
-  const ObjectAttr *oa = object_attr(a), *ob = object_attr(b);
-  return oa && ob && oa->lineage().at(0).first == ob->lineage().at(0).first;
-}
 
 bool same_attrs(const Attrs& a, const Attrs& b) {
   if (a.size() != b.size()) return false;
@@ -50,14 +36,10 @@ void merge_equal_constants(const Program& p, const std::vector<bool>& written,
     if (val.source != ValueSource::Constant || written[v]) continue;
     const Tensor& t = p.tensors[static_cast<size_t>(val.index)];
     if (!t.defined() || !t.device().is_cpu() || t.numel() > kMaxCompared) continue;
-    const Tensor c = contiguous(t);
-    const size_t bytes = static_cast<size_t>(c.numel()) * c.itemsize();
     auto& same = by_type[{static_cast<int>(t.dtype()), t.shape(), t.device().str(),
                           t.impl()->wrapped_number}];
     for (int64_t u : same) {
-      const Tensor o =
-          contiguous(p.tensors[static_cast<size_t>(p.values[static_cast<size_t>(u)].index)]);
-      if (std::memcmp(o.data_ptr(), c.data_ptr(), bytes) == 0) {
+      if (same_bytes(p.tensors[static_cast<size_t>(p.values[static_cast<size_t>(u)].index)], t)) {
         replace[v] = u;
         break;
       }

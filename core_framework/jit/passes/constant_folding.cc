@@ -1,4 +1,3 @@
-#include <cstring>
 
 #include "core_framework/autograd/grad_mode.h"
 #include "core_framework/engine/functional.h"
@@ -12,14 +11,6 @@ namespace {
 // A folded result is stored in the program (and in a saved program file): larger ones are
 // cheaper to recompute than to carry.
 constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
-
-bool same_bytes(const Tensor& a, const Tensor& b) {
-  if (a.shape() != b.shape() || a.dtype() != b.dtype() || a.device() != b.device()) return false;
-  if (!a.device().is_cpu()) return false;
-  const Tensor ca = contiguous(a), cb = contiguous(b);
-  return std::memcmp(ca.data_ptr(), cb.data_ptr(),
-                     static_cast<size_t>(ca.numel()) * ca.itemsize()) == 0;
-}
 }  // namespace
 
 void fold_constants(Program& p) {

@@ -107,7 +107,8 @@ void fuse_elementwise(Program& p) {
       body->steps.push_back(std::move(s));
       reg_value.push_back(n.outputs[0]);
       const int64_t v = n.outputs[0];
-      if (external[static_cast<size_t>(v)] || last_reader[static_cast<size_t>(v)] >= static_cast<int64_t>(end)) {
+      if (external[static_cast<size_t>(v)] ||
+          last_reader[static_cast<size_t>(v)] >= static_cast<int64_t>(end)) {
         body->outputs.push_back(reg_of(v));
         fused.outputs.push_back(v);
       }

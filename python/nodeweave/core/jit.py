@@ -41,12 +41,12 @@ in value, whose objects (modules) are other objects or whose modules switched be
 argument. Graph arguments are inputs of the program, and once two traces differ only in sizes
 (the next sampled block, the next batch of graphs), one program whose sizes follow the inputs
 serves every later call of that kind (``dynamic=True``, the default; docs/jit.md, "Graphs as
-inputs, and sizes that vary"). Reading a traced value into Python (``.item()``, ``.numpy()``, ``bool()``) raises
-:class:`~nodeweave.errors.TracingError`, because the value read would be frozen into the
-program; so does ``loss.backward()`` (return ``nc.autograd.grad(loss, params)`` instead). Tensors
-the function reads without taking them as arguments (parameters, feature tables) are captured by
-reference: a run sees their current values. Tensors it creates (``nc.zeros``, Python numbers) are
-constants of the program.
+inputs, and sizes that vary"). Reading a traced value into Python (``.item()``, ``.numpy()``,
+``bool()``) raises :class:`~nodeweave.errors.TracingError`, because the value read would be
+frozen into the program; so does ``loss.backward()`` (return ``nc.autograd.grad(loss, params)``
+instead). Tensors the function reads without taking them as arguments (parameters, feature
+tables) are captured by reference: a run sees their current values. Tensors it creates
+(``nc.zeros``, Python numbers) are constants of the program.
 """
 
 from __future__ import annotations
@@ -235,13 +235,18 @@ class _Dynamic:
 
     def executor(self, sig: _Signature, disable_passes: list, plan_memory: bool) -> Any:
         """The program instantiated for the call's sizes, as an executor: made once per sizes and
-        kept (with its memory arena) for the next call of the same sizes."""
+        kept (with its memory arena) for the next call of the same sizes; None when the program
+        does not serve these sizes (``DynamicProgram.mismatch``)."""
+        if self.program is None:
+            return None
         sizes = tuple(tuple(t.shape) for t in sig.tensors) + tuple(
             (g.num_src, g.num_dst, g.num_edges) for g in sig.graphs)
         ex = self.executors.get(sizes)
         if ex is not None:
             self.executors.move_to_end(sizes)
             return ex
+        if self.program.mismatch(sig.tensors, sig.graphs):
+            return None
         program = self.program.instantiate(sig.tensors, sig.graphs)
         if not self.optimized:
             program.run_passes(disable_passes)
@@ -258,7 +263,7 @@ class _Dynamic:
                        f"only, each slower than running eagerly, because its traces cannot share one "
                        f"program: {self.why} (see docs/jit.md, 'Graphs as inputs, and sizes that vary')",
                        stacklevel=4)
-        if self.why:
+        if self.why:  # settled (then raw is None)
             return
         if structure_read:
             self.settle(f"the traced code read a graph argument's structure on the host ({structure_read}), "
@@ -334,9 +339,10 @@ class TracedFunction:
                 del self._cache[sig.key]  # a value it read changed: trace again
                 self.num_guard_failures += 1
         dyn = self._dynamic.get(sig.dynamic_key) if self.dynamic else None
-        if dyn is not None and dyn.program is not None and not dyn.program.mismatch(sig.tensors, sig.graphs):
+        ex = dyn.executor(sig, self.disable_passes, self.plan_memory) if dyn is not None else None
+        if ex is not None:
             try:
-                out = dyn.executor(sig, self.disable_passes, self.plan_memory).run(sig.tensors, sig.graphs)
+                out = ex.run(sig.tensors, sig.graphs)
                 self.num_dynamic_runs += 1
                 return _rebuild(dyn.spec, out)
             except nwerr.GuardFailure:
@@ -363,14 +369,16 @@ class TracedFunction:
         except BaseException:
             tracer.abort()
             raise
-        raw = program.copy() if self.dynamic else None
-        program.run_passes(self.disable_passes)
+        dyn = None
         if self.dynamic:
             dyn = self._dynamic.get(sig.dynamic_key)
             if dyn is None:
                 dyn = self._dynamic[sig.dynamic_key] = _Dynamic(spec)
                 if len(self._dynamic) > self.max_programs:
                     self._dynamic.popitem(last=False)
+        raw = program.copy() if dyn is not None and not dyn.why else None  # a settled key learns no more
+        program.run_passes(self.disable_passes)
+        if dyn is not None:
             dyn.learn(raw, program, structure_read, self.__name__)
         self._cache[sig.key] = _Entry(_C._jit.Executor(program, self.plan_memory), spec, sig)
         if len(self._cache) > self.max_programs:
