@@ -1,5 +1,7 @@
 """A training step run eagerly and as a traced program (nodeweave.core.jit), in one run, same
-threads: the step is forward, gradients (``nc.autograd.grad``) and an Adam update, with dropout on.
+threads: the step is forward, gradients and an Adam update, with dropout on. Traced two ways: the
+forward and gradients (``nc.autograd.grad``) traced with Adam run eagerly after each replay, and the
+whole step (``zero_grad()``, forward, ``backward()``, ``opt.step()``) traced as one program.
 
 Cases:
 - ``gcn-cora`` / ``gat-cora``: bench/models/epoch_time.py's GCN (16 hidden) and GAT (8 heads x 8)
@@ -88,7 +90,19 @@ def measure(name, model, batches, reps, warmup):
 
     compiled = nc.jit.trace(step)
 
+    def whole_step(g, feats, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(g, feats), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    whole = nc.jit.trace(whole_step)
+
     def run(fn, i):
+        if fn is whole:
+            fn(*batches[i % len(batches)])
+            return
         loss, grads = fn(*batches[i % len(batches)])
         for p, gr in zip(params, grads):
             p.grad = gr
@@ -97,17 +111,20 @@ def measure(name, model, batches, reps, warmup):
     for i in range(warmup):
         run(step, i)
         run(compiled, i)
-    eager, traced, peak = [], [], {step: 0, compiled: 0}
+        run(whole, i)
+    eager, traced, traced_whole, peak = [], [], [], {step: 0, compiled: 0, whole: 0}
     for i in range(reps):
-        for fn, out in ((step, eager), (compiled, traced)):
+        for fn, out in ((step, eager), (compiled, traced), (whole, traced_whole)):
             base = nc.memory_allocated()
             nc.reset_peak_memory_stats()
             t0 = time.perf_counter()
             run(fn, warmup + i)
             out.append(time.perf_counter() - t0)
             peak[fn] = max(peak[fn], nc.max_memory_allocated() - base)
-    e, t = statistics.median(eager), statistics.median(traced)
+    e, t, w = statistics.median(eager), statistics.median(traced), statistics.median(traced_whole)
+    assert whole.num_traces == compiled.num_traces, f"{name}: the whole step traced {whole.num_traces} times"
     return {"case": name, "eager_ms": 1e3 * e, "jit_ms": 1e3 * t, "speedup": e / t,
+            "whole_ms": 1e3 * w, "whole_speedup": e / w,
             "nodes": compiled.program.num_nodes, "traces": compiled.num_traces,
             "eager_peak_mb": peak[step] / 2**20, "jit_peak_mb": peak[compiled] / 2**20,
             "arena_mb": compiled.memory["arena"] / 2**20,
@@ -124,16 +141,17 @@ def main() -> None:
     nc.set_num_threads(args.threads)
     wanted = args.cases.split(",")
     print(f"threads {args.threads}, median of {args.reps} steps (forward, grad, Adam) after {args.warmup}")
-    print("| case | eager ms | traced ms | eager / traced | program nodes | peak MB eager | peak MB traced (arena) "
-          "| arena MB without in-place reuse |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| case | eager ms | traced ms | eager / traced | whole step traced ms | eager / whole step traced "
+          "| program nodes | peak MB eager | peak MB traced (arena) | arena MB without in-place reuse |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, model, batches in cases():
         if name not in wanted:
             continue
         nc.manual_seed(0)
         r = measure(name, model, batches, args.reps, args.warmup)
         assert r["traces"] == min(len(batches), 2), f"{name}: traced {r['traces']} times"
-        print(f"| {name} | {r['eager_ms']:.2f} | {r['jit_ms']:.2f} | {r['speedup']:.2f} | {r['nodes']} | "
+        print(f"| {name} | {r['eager_ms']:.2f} | {r['jit_ms']:.2f} | {r['speedup']:.2f} | {r['whole_ms']:.2f} | "
+              f"{r['whole_speedup']:.2f} | {r['nodes']} | "
               f"{r['eager_peak_mb']:.2f} | {r['jit_peak_mb']:.2f} ({r['arena_mb']:.2f}) | "
               f"{r['arena_no_inplace_mb']:.2f} |", flush=True)
 

@@ -148,7 +148,8 @@ AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> variable)
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor g = grads[0];
   if (!g.defined()) return {};
-  if (DispatchObserver* obs = dispatch_observer()) obs->on_grad_write(Tensor(variable_));
+  if (DispatchObserver* obs = dispatch_observer())
+    obs->on_grad_write(Tensor(variable_), variable_->grad, true);
   for (TensorHook& h : variable_->hooks) {
     Tensor r = h.fn(g);
     if (r.defined()) g = r;

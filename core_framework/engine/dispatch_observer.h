@@ -1,8 +1,9 @@
 // The place the static-graph tracer hooks into: while an observer is installed on a thread, every
 // outermost primitive op the dispatcher runs there is reported with its inputs, attributes and
 // outputs (ops a kernel or an in-place rewrite runs inside another op are part of that op), and so
-// is every read of a tensor's values into the host program and every write of a leaf's .grad
-// (what a traced program cannot replay, so the tracer must see them to refuse them), and every
+// is every read of a tensor's values into the host program (which a traced program cannot
+// replay, so the tracer must see them to refuse or guard them), every write of a leaf's .grad
+// (which a replay repeats), and every
 // alias made outside the dispatcher (so the tracer knows it as the value it aliases).
 #pragma once
 #include "core_framework/engine/attrs.h"
@@ -41,8 +42,14 @@ class DispatchObserver {
     (void)grad_fn;
     (void)grads_out;
   }
-  // Autograd is about to write the .grad of leaf `variable` (backward() rather than grad()).
-  virtual void on_grad_write(const Tensor& variable) { (void)variable; }
+  // The .grad of leaf `variable`, now `previous` (undefined: none), is about to be written:
+  // `accumulate` true when backward() adds a gradient to it, false when host code assigns it
+  // (`p.grad = g`, an optimizer's zero_grad()).
+  virtual void on_grad_write(const Tensor& variable, const Tensor& previous, bool accumulate) {
+    (void)variable;
+    (void)previous;
+    (void)accumulate;
+  }
 };
 
 // Reports a host read of t's values to this thread's observer, if any.

@@ -200,6 +200,24 @@ void dispatch_into(OpKind kind, const TensorList& inputs, const Attrs& attrs, Te
   if (observe_now()) t_observer->on_op(kind, inputs, attrs, outputs);
 }
 
+TensorList dispatch_mutating(OpKind kind, const TensorList& inputs, const Attrs& attrs) {
+  OpTimer timer(kind);
+  const OpDef& def = op_def(kind);
+  NW_CHECK(def.traits & kMutatesInputs, std::logic_error, def.name, " does not update its inputs");
+  const Device dev = common_device(def, inputs);
+  KernelFn kernel = def.kernels[device_slot(dev)];
+  if (!kernel) throw NotImplementedError(str_cat(def.name, ": no kernel for device ", dev.str()));
+  TensorList written;
+  kernel(inputs, attrs, written);
+  NW_CHECK(written.size() <= inputs.size(), std::logic_error, def.name, " wrote ", written.size(),
+           " tensors of ", inputs.size(), " inputs");
+  for (size_t i = 0; i < written.size(); ++i)
+    NW_CHECK(written[i].is_same(inputs[i]), std::logic_error, def.name, ": result ", i,
+             " is not input ", i, " (an update returns the inputs it wrote, in order)");
+  if (observe_now()) t_observer->on_op(kind, inputs, attrs, written);
+  return written;
+}
+
 Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others, const Attrs& attrs) {
   OpTimer timer(kind);
   const OpDef& def = op_def(kind);

@@ -23,6 +23,9 @@ void dispatch_into(OpKind kind, const TensorList& inputs, const Attrs& attrs, Te
 Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others,
                          const Attrs& attrs = {});
 
+// Runs a kMutatesInputs op (an optimizer update): returns the inputs it wrote, in order.
+TensorList dispatch_mutating(OpKind kind, const TensorList& inputs, const Attrs& attrs = {});
+
 // ---- creation (not table ops: their results are constants to the tracer) ----
 Tensor zeros(const Shape& shape, DType dtype = DType::Float32, Device device = Device{});
 Tensor ones(const Shape& shape, DType dtype = DType::Float32, Device device = Device{});

@@ -20,6 +20,10 @@ enum OpTrait : uint32_t {
   // Output 0 may be written into input 0 (add_, mul_, index_add_, masked_fill_, ...). Not only
   // elementwise ops carry it: fusion passes must test kElementwise.
   kInPlaceCapable = 1u << 5,
+  // The op updates state: it writes its first k inputs in place (an optimizer step writing the
+  // parameters and their moments) and returns them, k chosen by the kernel (infer is null). It
+  // records no autograd, and a program keeps it wherever its results go unread.
+  kMutatesInputs = 1u << 6,
 };
 
 struct TensorMeta {

@@ -97,6 +97,7 @@ void Tensor::set_grad(const Tensor& g) {
     NW_CHECK(g.dtype() == dtype(), TypeError, "assigned grad has dtype ", dtype_name(g.dtype()),
              " but the tensor has dtype ", dtype_name(dtype()));
   }
+  if (DispatchObserver* obs = dispatch_observer()) obs->on_grad_write(*this, impl_->grad, false);
   impl_->grad = g;
 }
 

@@ -159,7 +159,16 @@ TensorList Executor::run(const TensorList& inputs, const std::vector<OpaquePtr>&
           bound.mutable_at(i) = bound_object(*in);
       attrs = &bound;
     }
-    if (n.inplace) {
+    if (n.inplace && (op_def(n.op).traits & kMutatesInputs)) {
+      args.clear();
+      for (int64_t v : n.inputs)
+        args.push_back(v == kNone ? Tensor() : env[static_cast<size_t>(v)]);
+      TensorList written = dispatch_mutating(n.op, args, *attrs);
+      NW_CHECK(written.size() == n.outputs.size(), ValueError, "jit: ", op_def(n.op).name,
+               " wrote ", written.size(), " inputs where the program expects ", n.outputs.size());
+      for (size_t i = 0; i < n.outputs.size(); ++i)
+        env[static_cast<size_t>(n.outputs[i])] = std::move(written[i]);
+    } else if (n.inplace) {
       Tensor& self = env[static_cast<size_t>(n.inputs[0])];
       args.clear();
       for (size_t i = 1; i < n.inputs.size(); ++i)

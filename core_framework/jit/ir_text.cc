@@ -275,19 +275,19 @@ class Parser {
       } while (accept(','));
     }
     expect(')');
-    if (accept('{')) {
+    if (suffix("{")) {
+      ++pos_;
       if (!peek('}')) {
         do n.attrs.push_back(attr());
         while (accept(','));
       }
       expect('}');
     }
-    skip();
-    if (starts_word("grad")) {
+    if (suffix("grad")) {
       word();
       n.grad_enabled = true;
     }
-    if (starts_word("backward")) {
+    if (suffix("backward")) {
       word();
       expect('#');
       n.region = integer();
@@ -529,6 +529,13 @@ class Parser {
     NW_CHECK(accept(c), ValueError, where(), "expected '", std::string(1, c), "', found ", found());
   }
   static bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+  // Whether w follows on this line: a node's optional suffix, not the region line after it.
+  bool suffix(const char* w) {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t')) ++pos_;
+    const size_t n = std::string(w).size();
+    return s_.compare(pos_, n, w) == 0 &&
+           (pos_ + n >= s_.size() || !word_char(s_[pos_ + n]) || !word_char(w[0]));
+  }
   bool starts_word(const char* w) {
     skip();
     const size_t n = std::string(w).size();

@@ -69,8 +69,17 @@ void Program::verify() const {
       NW_CHECK(defined[static_cast<size_t>(v)], ValueError, "program: node ", k, " (",
                op_def(node.op).name, ") reads %", v, " before it is defined");
     }
-    NW_CHECK(!node.inplace || !node.inputs.empty(), ValueError, "program: in-place node ", k,
-             " has no input to write");
+    NW_CHECK(!node.inplace || (!node.outputs.empty() && node.inputs.size() >= node.outputs.size()),
+             ValueError, "program: in-place node ", k, " has no input to write");
+    if (node.inplace)
+      for (size_t i = 0; i < node.outputs.size(); ++i)
+        NW_CHECK(node.inputs[i] != kNone, ValueError, "program: in-place node ", k,
+                 " writes an absent input");
+    const bool updates = (op_def(node.op).traits & kMutatesInputs) != 0;
+    NW_CHECK(updates ? node.inplace : (!node.inplace || node.outputs.size() == 1), ValueError,
+             "program: node ", k, " (", op_def(node.op).name, ") ",
+             updates ? "updates its inputs and must be written in place (a trailing '_')"
+                     : "writes more than one input in place");
     for (size_t a = 0; a < node.attrs.size(); ++a) {
       const ObjectInputAttr* in = object_input_at(node.attrs, a);
       if (!in) continue;

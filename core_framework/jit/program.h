@@ -11,6 +11,7 @@
 //   node      an output of an op node.
 // An in-place node (add_, index_add_, ...) writes its first input; its output is a new value that
 // aliases that input's memory, so later readers name the written state and passes see the order.
+// An update (an optimizer step) writes its first k inputs the same way, with k outputs.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -52,7 +53,9 @@ struct OpNode {
   std::vector<int64_t> inputs;  // value ids, or kNone
   Attrs attrs;
   std::vector<int64_t> outputs;  // value ids
-  bool inplace = false;          // writes inputs[0]; outputs[0] aliases it
+  // Writes its first outputs.size() inputs in place; output i aliases input i (add_ writes one,
+  // an optimizer update, kMutatesInputs, writes each parameter and its state).
+  bool inplace = false;
   // Autograd recorded this op when traced (an input required grad, grad mode was on) and the traced
   // code did not spend that history: a run under grad mode records it again.
   bool grad_enabled = false;

@@ -155,6 +155,11 @@ std::string serialize_program(const Program& program) {
            "); what it computed from it is frozen into the program, which a file would run on any "
            "graph of the same sizes. Compute it with tensor ops, or capture the graph instead of "
            "passing it as an argument");
+  for (const OpNode& n : program.nodes)
+    NW_CHECK(!(op_def(n.op).traits & kMutatesInputs), ValueError, "save: the program runs ",
+             op_def(n.op).name,
+             " (an optimizer step), which updates the parameters it holds at every run: a "
+             "training step, not a program to deploy. Save a function without the step");
   Program p = program;
   p.compact();
   p.verify();

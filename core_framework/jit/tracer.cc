@@ -121,11 +121,15 @@ void Tracer::on_op(OpKind kind, const TensorList& inputs, const Attrs& attrs,
         break;
       }
     }
-  // Autograd recorded it exactly when an output now requires grad.
-  for (const Tensor& t : outputs)
-    n.grad_enabled = n.grad_enabled || (t.defined() && t.requires_grad());
-  n.inplace = outputs.size() == 1 && !inputs.empty() && inputs[0].defined() &&
-              outputs[0].is_same(inputs[0]);
+  // Autograd recorded it exactly when an output now requires grad (an update's outputs are the
+  // parameters it wrote, which require grad without any recording).
+  if (!(op_def(kind).traits & kMutatesInputs))
+    for (const Tensor& t : outputs)
+      n.grad_enabled = n.grad_enabled || (t.defined() && t.requires_grad());
+  // An in-place op's result is its first input; an update's results are its first inputs.
+  const bool updates = (op_def(kind).traits & kMutatesInputs) != 0;
+  n.inplace = updates || (outputs.size() == 1 && !inputs.empty() && inputs[0].defined() &&
+                          outputs[0].is_same(inputs[0]));
   n.inputs.reserve(inputs.size());
   bool varies = false;
   for (const Tensor& t : inputs) {
@@ -196,11 +200,37 @@ void Tracer::on_backward_end(const void* grad_fn, const TensorList& grads_out) {
   region_ = -1;
 }
 
-void Tracer::on_grad_write(const Tensor& variable) {
-  throw TracingError(str_cat("jit: backward() writes the .grad of a leaf tensor (",
-                             dtype_name(variable.dtype()), shape_str(variable.shape()),
-                             "), which a traced program does not replay yet; return "
-                             "nc.autograd.grad(loss, params) from the traced function instead"));
+void Tracer::on_grad_write(const Tensor& variable, const Tensor& previous, bool accumulate) {
+  if (!installed_) return;
+  const auto [it, first] = grad_write_of_.emplace(variable.impl(), grad_writes_.size());
+  if (first) {
+    grad_writes_.push_back(GradWrite{variable, -1, accumulate && !previous.defined()});
+    keep_.push_back(variable);
+  }
+  if (accumulate && previous.defined() && !ids_.count(previous.impl()))
+    throw TracingError(str_cat(
+        "jit: backward() adds to the .grad a leaf tensor (", dtype_name(variable.dtype()),
+        shape_str(variable.shape()),
+        ") had before the trace, which a replay would add to again at every run; clear the "
+        "gradients first (opt.zero_grad(), inside the traced step or before calling it)"));
+}
+
+void Tracer::capture_state(const Tensor& t) {
+  if (!installed_ || !t.defined()) return;
+  auto it = ids_.find(t.impl());
+  if (it == ids_.end()) {
+    const int64_t id = p_.add_tensor(t, ValueSource::Capture);
+    p_.values[static_cast<size_t>(id)].requires_grad = t.requires_grad();
+    bind(t, id);
+    return;
+  }
+  Value& v = p_.values[static_cast<size_t>(it->second)];
+  NW_CHECK(v.source == ValueSource::Capture || v.source == ValueSource::Constant, TracingError,
+           "jit: a tensor the traced code computed cannot be optimizer state");
+  if (v.source == ValueSource::Constant) {  // read before it was declared: hold it instead
+    v.source = ValueSource::Capture;
+    p_.tensors[static_cast<size_t>(v.index)] = t;
+  }
 }
 
 void Tracer::stop() {
@@ -212,6 +242,7 @@ void Tracer::stop() {
   pending_.clear();
   object_of_root_.clear();
   objects_.clear();
+  grad_write_of_.clear();
   keep_.clear();  // last: the tensors it keeps alive may be the keys above
 }
 
@@ -225,6 +256,12 @@ Program Tracer::finish(const TensorList& outputs) {
   for (const Tensor& t : outputs) {
     NW_CHECK(t.defined(), ValueError, "jit: a traced function returned an undefined tensor");
     p_.outputs.push_back(value_of(t));
+  }
+  for (GradWrite& w : grad_writes_) {
+    const Tensor& g = w.leaf.grad();
+    if (!g.defined()) continue;
+    w.output = static_cast<int64_t>(p_.outputs.size());
+    p_.outputs.push_back(value_of(g));
   }
   p_.object_read = object_read_;
   stop();

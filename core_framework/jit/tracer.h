@@ -11,7 +11,13 @@
 // A host read (item(), numpy(), bool()) of a value that depends on an input is refused with
 // TracingError: the code after it was traced for this run's value only. A read of a value that
 // does not (a check on graph degrees, a parameter's norm) becomes a Guard: each run checks that
-// the value is unchanged. backward() writing a leaf's .grad is refused too (not replayed yet).
+// the value is unchanged.
+//
+// A leaf's .grad written during the trace (backward(), `p.grad = g`, zero_grad()) is a GradWrite:
+// the program returns the leaf's final gradient after the traced outputs, and the caller assigns
+// it at each run. backward() adding to a gradient from before the trace is refused: the program
+// would add to that old tensor at every run. Optimizer state that the program updates in place
+// and the host refreshes between runs (capture_state) is captured even when made during the trace.
 //
 // A forward op whose autograd history the traced code spent (grad() without retain_graph) is
 // recorded as not recording autograd: its backward is in the program already, and eager code
@@ -29,6 +35,15 @@ namespace nodeweave::jit {
 class TracingError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A leaf whose .grad the traced code wrote: the program output holding its final gradient (-1:
+// none, it ended as None), and whether the code's first write added to the gradient the leaf had
+// when the trace began, which was none: then a run is right only when the leaf has none either.
+struct GradWrite {
+  Tensor leaf;
+  int64_t output = -1;
+  bool none_at_entry = false;
 };
 
 class Tracer final : public DispatchObserver {
@@ -55,8 +70,15 @@ class Tracer final : public DispatchObserver {
   // another object. Keeps the first such read, which object_read() names ("" when none).
   void note_object_read(const void* object, const std::string& what);
   const std::string& object_read() const { return object_read_; }
-  // Stops recording and returns the program computing `outputs`.
+  // Takes t as a capture, held by reference, even if it was made during the trace: state the
+  // program updates in place and the host refreshes between runs (an optimizer's moments, its
+  // learning rate), which must not become a constant of the program.
+  void capture_state(const Tensor& t);
+  // Stops recording and returns the program computing `outputs`, followed by the final gradient
+  // of each leaf in grad_writes() that has one.
   Program finish(const TensorList& outputs);
+  // After finish(): the leaves whose .grad the traced code wrote, in the order first written.
+  const std::vector<GradWrite>& grad_writes() const { return grad_writes_; }
   // Stops recording and drops what was recorded (the traced code raised). Idempotent.
   void abort();
   // Whether t is an input of the trace or computed from one: its value may differ at the next
@@ -66,7 +88,7 @@ class Tracer final : public DispatchObserver {
   void on_op(OpKind kind, const TensorList& inputs, const Attrs& attrs,
              const TensorList& outputs) override;
   void on_read(const Tensor& t, const char* what) override;
-  void on_grad_write(const Tensor& variable) override;
+  void on_grad_write(const Tensor& variable, const Tensor& previous, bool accumulate) override;
   void on_alias(const Tensor& source, const Tensor& alias) override;
   void on_autograd_released(const void* grad_fn) override;
   void on_backward_begin(const void* grad_fn, const TensorList& grads_in) override;
@@ -83,6 +105,8 @@ class Tracer final : public DispatchObserver {
   std::unordered_map<const void*, int64_t> object_of_root_;  // object -> object input
   std::vector<OpaquePtr> objects_;                           // kept alive until finish()
   std::string object_read_;
+  std::vector<GradWrite> grad_writes_;
+  std::unordered_map<const TensorImpl*, size_t> grad_write_of_;  // leaf -> grad_writes_ index
   std::unordered_map<const TensorImpl*, int64_t> ids_;
   std::vector<bool> varies_;  // per value: depends on an input
   // The node recorded for each autograd Node the trace's ops made: a backward that frees the

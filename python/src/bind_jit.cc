@@ -88,6 +88,16 @@ void bind_jit(pyb::module_& m) {
       .def("add_graph_input",
            [](Tracer& t, const Holder& g) { return t.add_object_input(graph_objects({g})[0]); })
       .def_property_readonly("structure_read", &Tracer::object_read)
+      .def_property_readonly(
+          "grad_writes",
+          [](const Tracer& t) {
+            pyb::list out;
+            for (const jit::GradWrite& w : t.grad_writes())
+              out.append(pyb::make_tuple(w.leaf, w.output, w.none_at_entry));
+            return out;
+          },
+          "After finish(): (leaf, output index or -1 for none, whether the leaf must have no "
+          "gradient when a run starts) per leaf whose .grad the traced code wrote.")
       .def("abort", &Tracer::abort)
       .def("depends_on_input",
            [](const Tracer& t, pyb::handle x) { return t.depends_on_input(tensor_arg(x, "x")); });
@@ -142,6 +152,23 @@ void bind_jit(pyb::module_& m) {
           },
           pyb::arg("inputs"), pyb::arg("graphs"));
   m.def("tracing", [] { return jit::Tracer::current() != nullptr; });
+  // `with untraced():` runs host code the trace must not record (an optimizer making its state:
+  // the program holds that state, it does not recreate it at each run).
+  struct Untraced {
+    DispatchObserver* previous = nullptr;
+  };
+  pyb::class_<Untraced>(m, "untraced")
+      .def(pyb::init<>())
+      .def("__enter__", [](Untraced& u) { u.previous = set_dispatch_observer(nullptr); })
+      .def("__exit__", [](Untraced& u, const pyb::args&) { set_dispatch_observer(u.previous); });
+  m.def(
+      "capture_state",
+      [](pyb::handle x) {
+        if (jit::Tracer* t = jit::Tracer::current()) t->capture_state(tensor_arg(x, "t"));
+      },
+      pyb::arg("t"),
+      "While tracing: holds t by reference in the program (state the host refreshes between "
+      "runs), even when it was made during the trace.");
   m.def(
       "traces_graph",
       [](const Holder& g) {

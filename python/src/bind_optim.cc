@@ -2,6 +2,7 @@
 // Python lists of tensors (one entry per parameter of a group) and runs with the GIL released: the
 // kernels touch only tensor memory, and other Python threads (data loaders) keep running.
 #include "core_framework/optim/fused_steps.h"
+#include "core_framework/optim/update_ops.h"
 #include "py_convert.h"
 
 namespace nodeweave::py {
@@ -12,58 +13,40 @@ using Release = pyb::call_guard<pyb::gil_scoped_release>;
 }  // namespace
 
 void bind_optim(pyb::module_& m) {
+  optim::update_ops();  // registered before a program naming them is parsed
+  // The dense updates are table ops (update_ops.h): a traced training step records them. `hyper`
+  // and `counts` carry the numbers that change between steps (update_ops.h gives their layout).
+  m.def("_sgd_update", &optim::sgd_update, arg("params"), arg("momentum_buffers"), arg("grads"),
+        arg("hyper"), arg("fresh"), arg("nesterov"), arg("maximize"), Release());
+  m.def("_adam_update", &optim::adam_update, arg("params"), arg("exp_avgs"), arg("exp_avg_sqs"),
+        arg("max_exp_avg_sqs"), arg("grads"), arg("hyper"), arg("steps"), arg("amsgrad"),
+        arg("maximize"), arg("decoupled_weight_decay"), Release());
+  m.def("_adagrad_update", &optim::adagrad_update, arg("params"), arg("state_sums"),
+        arg("grads"), arg("hyper"), arg("steps"), arg("maximize"), Release());
+  m.def("_rmsprop_update", &optim::rmsprop_update, arg("params"), arg("square_avgs"),
+        arg("grad_avgs"), arg("momentum_buffers"), arg("grads"), arg("hyper"), arg("maximize"),
+        Release());
+  // Writes host numbers into a small CPU vector without dispatching an op: an optimizer refreshes
+  // its hyper/counts tensors this way, so a trace records no write of them and a replay reads
+  // what the host wrote before it.
   m.def(
-      "_sgd_step",
-      [](const TensorList& params, const TensorList& grads, const TensorList& bufs,
-         const std::vector<bool>& fresh, double lr, double momentum, double dampening,
-         double weight_decay, bool nesterov, bool maximize) {
-        optim::sgd_step(
-            params, grads, bufs, fresh,
-            optim::SgdOptions{lr, momentum, dampening, weight_decay, nesterov, maximize});
+      "_write_numbers",
+      [](Tensor& t, const std::vector<double>& values) {
+        NW_CHECK(t.defined() && t.device().is_cpu() && t.dim() == 1 && t.is_contiguous() &&
+                     t.numel() == static_cast<int64_t>(values.size()) &&
+                     (t.dtype() == DType::Float64 || t.dtype() == DType::Int64),
+                 ValueError, "_write_numbers: expected a contiguous CPU float64 or int64 vector of ",
+                 values.size(), ", got ", dtype_name(t.dtype()), shape_str(t.shape()));
+        for (size_t i = 0; i < values.size(); ++i) {
+          if (t.dtype() == DType::Float64)
+            t.data<double>()[i] = values[i];
+          else
+            t.data<int64_t>()[i] = static_cast<int64_t>(values[i]);
+        }
+        t.bump_version();
       },
-      arg("params"), arg("grads"), arg("momentum_buffers"), arg("fresh"), arg("lr"),
-      arg("momentum"), arg("dampening"), arg("weight_decay"), arg("nesterov"), arg("maximize"),
-      Release());
+      arg("t"), arg("values"));
 
-  m.def(
-      "_adam_step",
-      [](const TensorList& params, const TensorList& grads, const TensorList& exp_avgs,
-         const TensorList& exp_avg_sqs, const TensorList& max_exp_avg_sqs,
-         const std::vector<int64_t>& steps, double lr, double beta1, double beta2, double eps,
-         double weight_decay, bool amsgrad, bool maximize, bool decoupled_weight_decay) {
-        optim::adam_step(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps,
-                         optim::AdamOptions{lr, beta1, beta2, eps, weight_decay, amsgrad, maximize,
-                                            decoupled_weight_decay});
-      },
-      arg("params"), arg("grads"), arg("exp_avgs"), arg("exp_avg_sqs"), arg("max_exp_avg_sqs"),
-      arg("steps"), arg("lr"), arg("beta1"), arg("beta2"), arg("eps"), arg("weight_decay"),
-      arg("amsgrad"), arg("maximize"), arg("decoupled_weight_decay"), Release());
-
-  m.def(
-      "_adagrad_step",
-      [](const TensorList& params, const TensorList& grads, const TensorList& state_sums,
-         const std::vector<int64_t>& steps, double lr, double lr_decay, double weight_decay,
-         double eps, bool maximize) {
-        optim::adagrad_step(params, grads, state_sums, steps,
-                            optim::AdagradOptions{lr, lr_decay, weight_decay, eps, maximize});
-      },
-      arg("params"), arg("grads"), arg("state_sums"), arg("steps"), arg("lr"), arg("lr_decay"),
-      arg("weight_decay"), arg("eps"), arg("maximize"), Release());
-
-  m.def(
-      "_rmsprop_step",
-      [](const TensorList& params, const TensorList& grads, const TensorList& square_avgs,
-         const TensorList& grad_avgs, const TensorList& bufs, double lr, double alpha, double eps,
-         double weight_decay, double momentum, bool centered, bool maximize) {
-        optim::rmsprop_step(
-            params, grads, square_avgs, grad_avgs, bufs,
-            optim::RmspropOptions{lr, alpha, eps, weight_decay, momentum, centered, maximize});
-      },
-      arg("params"), arg("grads"), arg("square_avgs"), arg("grad_avgs"), arg("momentum_buffers"),
-      arg("lr"), arg("alpha"), arg("eps"), arg("weight_decay"), arg("momentum"), arg("centered"),
-      arg("maximize"), Release());
-
-  // ---- row-sparse gradients ----
   m.def(
       "_coalesce_rows",
       [](const TensorList& indices, const TensorList& values, const Shape& param_shape,

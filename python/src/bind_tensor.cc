@@ -145,6 +145,9 @@ void bind_tensor(pyb::module_& m) {
              return static_cast<int64_t>(t.item());
            })
       .def("__hash__", [](pyb::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); })
+      .def(
+          "_is_same", [](const Tensor& a, const Tensor& b) { return a.is_same(b); },
+          "Whether both are one tensor (Python objects wrapping it may differ).")
       // ---- autograd ----
       .def_property("requires_grad", &Tensor::requires_grad,
                     [](Tensor& t, bool r) { t.set_requires_grad(r); })

@@ -316,25 +316,42 @@ def test_hyperparameter_changed_after_construction_is_checked_at_step():
     assert w.tolist() == [1.0, 1.0]
 
 
+def _numbers(*values, dtype=nc.float64):
+    return nc.tensor(list(values), dtype=dtype)
+
+
 def test_fused_kernels_validate_their_lists():
     p = nc.ones(2, 3)
+    adam_hyper = _numbers(0.1, 0.9, 0.999, 1e-8, 0.0)
+    sgd_hyper = _numbers(0.1, 0.0, 0.0, 0.0)
+    one_step = _numbers(1, dtype=nc.int64)
     with pytest.raises(ValueError, match=r"grads\[0\] has shape \[3, 2\] but params\[0\] has shape \[2, 3\]"):
-        _C._adam_step([p], [nc.ones(3, 2)], [nc.zeros(2, 3)], [nc.zeros(2, 3)], [], [1],
-                      0.1, 0.9, 0.999, 1e-8, 0.0, False, False, False)
+        _C._adam_update([p], [nc.zeros(2, 3)], [nc.zeros(2, 3)], [], [nc.ones(3, 2)], adam_hyper, one_step,
+                        False, False, False)
     with pytest.raises(TypeError, match=r"grads\[0\] has dtype float64 but params\[0\] has dtype float32"):
-        _C._sgd_step([p], [nc.ones(2, 3, dtype=nc.float64)], [], [], 0.1, 0.0, 0.0, 0.0, False, False)
+        _C._sgd_update([p], [], [nc.ones(2, 3, dtype=nc.float64)], sgd_hyper, _numbers(0, dtype=nc.int64),
+                       False, False)
     with pytest.raises(ValueError, match="exp_avgs has 0 tensors, expected 1"):
-        _C._adam_step([p], [p], [], [nc.zeros(2, 3)], [], [1], 0.1, 0.9, 0.999, 1e-8, 0.0, False, False, False)
+        _C._adam_update([p], [], [nc.zeros(2, 3)], [], [p], adam_hyper, one_step, False, False, False)
     with pytest.raises(TypeError, match=r"params\[0\] has dtype int64"):
-        _C._adagrad_step([nc.ones(2, dtype=nc.int64)], [nc.ones(2, dtype=nc.int64)],
-                         [nc.ones(2, dtype=nc.int64)], [1], 0.1, 0.0, 0.0, 1e-10, False)
+        _C._adagrad_update([nc.ones(2, dtype=nc.int64)], [nc.ones(2, dtype=nc.int64)],
+                           [nc.ones(2, dtype=nc.int64)], _numbers(0.1, 0.0, 0.0, 1e-10), one_step, False)
     with pytest.raises(ValueError, match=r"params\[0\] of shape \[3, 2\] is not contiguous"):
-        _C._sgd_step([p.t()], [p.t()], [], [], 0.1, 0.0, 0.0, 0.0, False, False)
+        _C._sgd_update([p.t()], [], [p.t()], sgd_hyper, _numbers(0, dtype=nc.int64), False, False)
     with pytest.raises(ValueError, match=r"steps\[0\] must be >= 1"):
-        _C._adam_step([p], [p], [nc.zeros(2, 3)], [nc.zeros(2, 3)], [], [0], 0.1, 0.9, 0.999, 1e-8, 0.0,
-                      False, False, False)
+        _C._adam_update([p], [nc.zeros(2, 3)], [nc.zeros(2, 3)], [], [p], adam_hyper,
+                        _numbers(0, dtype=nc.int64), False, False, False)
     with pytest.raises(ValueError, match="shares memory"):
-        _C._rmsprop_step([p], [p], [p], [], [], 0.1, 0.9, 1e-8, 0.0, 0.0, False, False)
+        _C._rmsprop_update([p], [p], [], [], [p], _numbers(0.1, 0.9, 1e-8, 0.0, 0.0), False)
+    # The numbers: a float64 vector of the op's length, and one count per parameter.
+    with pytest.raises(ValueError, match=r"adam_update: hyper must be a CPU float64 vector of 5, got float32\[5\]"):
+        _C._adam_update([p], [nc.zeros(2, 3)], [nc.zeros(2, 3)], [], [p], adam_hyper.float(), one_step,
+                        False, False, False)
+    with pytest.raises(ValueError, match=r"adam_update: counts must be a CPU int64 vector of 1, got int64\[2\]"):
+        _C._adam_update([p], [nc.zeros(2, 3)], [nc.zeros(2, 3)], [], [p], adam_hyper,
+                        _numbers(1, 1, dtype=nc.int64), False, False, False)
+    with pytest.raises(ValueError, match="sgd_update: momentum buffers are given exactly when the momentum is not 0"):
+        _C._sgd_update([p], [], [p], _numbers(0.1, 0.9, 0.0, 0.0), _numbers(0, dtype=nc.int64), False, False)
     with pytest.raises(ValueError, match="total_norm: norm_type must be positive"):
         _C._total_norm([p], -1.0)
 

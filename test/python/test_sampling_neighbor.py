@@ -568,6 +568,11 @@ try:
             time.sleep(60)  # Ctrl-C lands in the training loop
 except KeyboardInterrupt:
     print("interrupted", flush=True)
+    # A joined thread can stay listed for a moment: pthread_join returns when the kernel clears the
+    # thread's id, a little before it drops the task. A worker left running would stay for good.
+    deadline = time.monotonic() + 5
+    while len(os.listdir("/proc/self/task")) > tasks and time.monotonic() < deadline:
+        time.sleep(0.01)
     print("extra threads", len(os.listdir("/proc/self/task")) - tasks, flush=True)
 """
 

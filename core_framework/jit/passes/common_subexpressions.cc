@@ -75,7 +75,9 @@ void eliminate_common_subexpressions(Program& p) {
       versions.push_back(v == kNone ? 0
                                     : writes[static_cast<size_t>(root[static_cast<size_t>(v)])]);
     }
-    if (n.inplace) ++writes[static_cast<size_t>(root[static_cast<size_t>(n.inputs[0])])];
+    if (n.inplace)
+      for (size_t i = 0; i < n.outputs.size(); ++i)
+        ++writes[static_cast<size_t>(root[static_cast<size_t>(n.inputs[i])])];
     // A result written in place later must stay its own value.
     const bool eligible =
         !n.inplace && !(op_def(n.op).traits & kRandom) && !touches_written(n.outputs);

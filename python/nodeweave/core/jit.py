@@ -2,7 +2,8 @@
 
 :func:`trace` (or its alias :func:`compile`) wraps a function of tensors. The first call runs it
 eagerly while the dispatcher records every op it runs (the forward, the backward ops that
-:func:`nodeweave.core.autograd.grad` dispatches, in-place writes) into a program; passes then
+``backward()`` or :func:`nodeweave.core.autograd.grad` dispatches, in-place writes, an optimizer's
+update) into a program; passes then
 fuse GAT's edge pipeline, fold constants, merge common subexpressions, drop dead code and fuse
 elementwise chains, and later calls with inputs of the same dtypes, shapes and devices run the
 program in C++. The program is plain text to read:
@@ -43,10 +44,12 @@ argument. Graph arguments are inputs of the program, and once two traces differ 
 serves every later call of that kind (``dynamic=True``, the default; docs/jit.md, "Graphs as
 inputs, and sizes that vary"). Reading a traced value into Python (``.item()``, ``.numpy()``,
 ``bool()``) raises :class:`~nodeweave.errors.TracingError`, because the value read would be
-frozen into the program; so does ``loss.backward()`` (return ``nc.autograd.grad(loss, params)``
-instead). Tensors the function reads without taking them as arguments (parameters, feature
-tables) are captured by reference: a run sees their current values. Tensors it creates
-(``nc.zeros``, Python numbers) are constants of the program.
+frozen into the program. A whole training step (``opt.zero_grad()``, forward, ``loss.backward()``,
+``opt.step()``) traces into one program: each replay writes every ``.grad`` the traced code wrote,
+and the optimizer refreshes the numbers its update reads (learning rate, step counts) before each
+run (docs/jit.md, "Tracing a training step"). Tensors the function reads without taking them as
+arguments (parameters, feature tables) are captured by reference: a run sees their current
+values. Tensors it creates (``nc.zeros``, Python numbers) are constants of the program.
 """
 
 from __future__ import annotations
@@ -206,11 +209,63 @@ def _rebuild(spec: Any, tensors: list[Tensor]) -> Any:
     return kind(_rebuild(v, tensors) for v in body)
 
 
+_run_hooks: list | None = None  # while a trace records: the hooks of _before_each_run
+
+
+def _before_each_run(hook: Callable[[], Any], what: str) -> None:
+    """Called by host code inside a trace (an optimizer's step) whose effect a replay must redo in
+    Python: ``hook()`` runs before each replay and returns a callable to run after it succeeds,
+    or None when the program no longer holds (the replay then traces again). ``what`` names it in
+    errors."""
+    if _run_hooks is not None:
+        _run_hooks.append((hook, what))
+
+
+class _Effects:
+    """What a replay redoes on the host around the program: the hooks host code registered
+    (:func:`_before_each_run`), and the leaves whose ``.grad`` the traced code wrote
+    (``(leaf, program output or -1 for None, whether the leaf must have no gradient when a run
+    starts)``); the program returns those gradients after the ``num_outputs`` traced outputs."""
+
+    def __init__(self, hooks: list, grad_writes: list, num_outputs: int) -> None:
+        self.hooks = hooks
+        self.grad_writes = grad_writes
+        self.num_outputs = num_outputs
+
+    def same_as(self, other: "_Effects") -> bool:
+        return (len(self.hooks) == len(other.hooks) and self.num_outputs == other.num_outputs
+                and len(self.grad_writes) == len(other.grad_writes)
+                and all(a[0]._is_same(b[0]) and a[1:] == b[1:] for a, b in zip(self.grad_writes, other.grad_writes)))
+
+    def run(self, executor: Any, sig: "_Signature") -> list:
+        """Runs the program with the host's part around it; GuardFailure when a hook or a
+        gradient's state says the program does not hold for this call."""
+        commits = []
+        for hook, what in self.hooks:
+            done = hook()
+            if done is None:
+                raise nwerr.GuardFailure(f"jit: {what} was traced for another optimizer state (its groups, "
+                                         "state tensors or flags changed)")
+            commits.append(done)
+        for leaf, _, none_at_entry in self.grad_writes:
+            if none_at_entry and leaf.grad is not None:
+                raise nwerr.GuardFailure(
+                    "jit: backward() in the traced function wrote the .grad of a leaf that had none when "
+                    "it was traced, and the leaf now has one (eager code would add to it)")
+        out = executor.run(sig.tensors, sig.graphs)
+        for done in commits:
+            done()
+        for leaf, k, _ in self.grad_writes:
+            leaf.grad = out[k] if k >= 0 else None
+        return out[:self.num_outputs] if self.grad_writes else out
+
+
 class _Entry:
-    def __init__(self, executor: Any, spec: Any, signature: _Signature) -> None:
+    def __init__(self, executor: Any, spec: Any, signature: _Signature, effects: _Effects) -> None:
         self.executor = executor
         self.spec = spec
         self.signature = signature
+        self.effects = effects
 
 
 class _Dynamic:
@@ -222,8 +277,9 @@ class _Dynamic:
     WARN_AFTER = 4  # traces of one key that no program serves, before a warning says why
     EXECUTORS = 8  # instantiations kept, by the sizes of the call (batches of one size recur)
 
-    def __init__(self, spec: Any) -> None:
+    def __init__(self, spec: Any, effects: _Effects) -> None:
         self.spec = spec
+        self.effects = effects  # the latest trace's (each trace's are alike, or the key settles)
         self.raws: list[Program] = []  # as traced
         self.opts: list[Program] = []  # after the passes
         self.program: Any = None
@@ -255,8 +311,12 @@ class _Dynamic:
             self.executors.popitem(last=False)
         return ex
 
-    def learn(self, program: Program, optimized: Program, structure_read: str, name: str) -> None:
+    def learn(self, program: Program, optimized: Program, structure_read: str, name: str,
+              effects: _Effects) -> None:
         self.traces += 1
+        if not self.why and not effects.same_as(self.effects):
+            self.settle("the traces wrote the gradients of other tensors, or stepped other optimizers")
+        self.effects = effects
         if self.why and not self.warned and self.traces >= self.WARN_AFTER:
             self.warned = True
             nwerr.warn(f"jit: {name} traced {self.traces} times for calls that differ in sizes or graphs "
@@ -332,7 +392,7 @@ class TracedFunction:
         if entry is not None:
             self._cache.move_to_end(sig.key)
             try:
-                return _rebuild(entry.spec, entry.executor.run(sig.tensors, sig.graphs))
+                return _rebuild(entry.spec, entry.effects.run(entry.executor, sig))
             except nwerr.GuardFailure:
                 if not self.retrace:
                     raise
@@ -342,7 +402,7 @@ class TracedFunction:
         ex = dyn.executor(sig, self.disable_passes, self.plan_memory) if dyn is not None else None
         if ex is not None:
             try:
-                out = ex.run(sig.tensors, sig.graphs)
+                out = dyn.effects.run(ex, sig)
                 self.num_dynamic_runs += 1
                 return _rebuild(dyn.spec, out)
             except nwerr.GuardFailure:
@@ -356,7 +416,9 @@ class TracedFunction:
         return self._trace(args, kwargs, sig)
 
     def _trace(self, args: tuple, kwargs: dict, sig: _Signature) -> Any:
+        global _run_hooks
         tracer = _C._jit.Tracer()
+        _run_hooks = hooks = []
         try:
             for i, t in enumerate(sig.tensors):
                 tracer.add_input(t, i not in sig.structure)
@@ -369,18 +431,21 @@ class TracedFunction:
         except BaseException:
             tracer.abort()
             raise
+        finally:
+            _run_hooks = None
+        effects = _Effects(hooks, tracer.grad_writes, len(outputs))
         dyn = None
         if self.dynamic:
             dyn = self._dynamic.get(sig.dynamic_key)
             if dyn is None:
-                dyn = self._dynamic[sig.dynamic_key] = _Dynamic(spec)
+                dyn = self._dynamic[sig.dynamic_key] = _Dynamic(spec, effects)
                 if len(self._dynamic) > self.max_programs:
                     self._dynamic.popitem(last=False)
         raw = program.copy() if dyn is not None and not dyn.why else None  # a settled key learns no more
         program.run_passes(self.disable_passes)
         if dyn is not None:
-            dyn.learn(raw, program, structure_read, self.__name__)
-        self._cache[sig.key] = _Entry(_C._jit.Executor(program, self.plan_memory), spec, sig)
+            dyn.learn(raw, program, structure_read, self.__name__, effects)
+        self._cache[sig.key] = _Entry(_C._jit.Executor(program, self.plan_memory), spec, sig, effects)
         if len(self._cache) > self.max_programs:
             self._cache.popitem(last=False)
         self.num_traces += 1
@@ -478,6 +543,12 @@ def save(fn_or_program: Any, path: str) -> None:
     >>> nc.jit.load(path)(nc.tensor([[1.0, -1.0]]))[0].tolist()
     [[2.0, 0.0]]
     """
+    if isinstance(fn_or_program, TracedFunction) and fn_or_program._cache:
+        effects = next(reversed(fn_or_program._cache.values())).effects
+        if effects.grad_writes or effects.hooks:
+            raise nwerr.ValueError(
+                f"jit.save: {fn_or_program.__name__} writes gradients (backward()) or steps an optimizer, "
+                "which a loaded program cannot redo: save a function that returns its results instead")
     program = fn_or_program.program if isinstance(fn_or_program, TracedFunction) else fn_or_program
     if not isinstance(program, Program):
         raise nwerr.TypeError(f"jit.save: expected a traced function or a Program, got {type(fn_or_program).__name__}")

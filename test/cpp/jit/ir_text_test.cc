@@ -66,6 +66,20 @@ TEST(IrText, NoneMarksALeftOutOperand) {
   EXPECT_EQ(print(parse(text)), text);
 }
 
+TEST(IrText, ARegionLineIsNotTheSuffixOfTheNodeBeforeIt) {
+  // The last node has no `backward #k` of its own: the region on the next line is not it.
+  const std::string text =
+      "program(%0: float32[2]) {\n"
+      "  %1: float32[2] = neg(%0) backward #0\n"
+      "  %2: float32[2] = exp(%1)\n"
+      "  backward #0 of none (%0) -> (%1)\n"
+      "  return (%2)\n"
+      "}\n";
+  const Program p = parse(text);
+  EXPECT_EQ(p.nodes[1].region, -1);
+  EXPECT_EQ(print(p), text);
+}
+
 void expect_error(const std::string& text, const std::string& fragment) {
   try {
     parse(text);

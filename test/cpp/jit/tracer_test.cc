@@ -104,7 +104,7 @@ TEST(Tracer, AConstantWrittenInPlaceStartsFreshEachRun) {
   expect_equal(ex.run({x})[0], x);  // not 2x: the run started from zeros again
 }
 
-TEST(Tracer, RefusesHostReadsOfTracedValuesAndGradWrites) {
+TEST(Tracer, RefusesHostReadsOfTracedValues) {
   Tensor x = from({1, 2}, {2});
   Tensor w = from({1, 1}, {2}).set_requires_grad(true);
   {
@@ -117,13 +117,36 @@ TEST(Tracer, RefusesHostReadsOfTracedValuesAndGradWrites) {
     EXPECT_EQ(scale.item(), 3.0);
     EXPECT_THROW(sum(y).item(), TracingError);
   }
+}
+
+TEST(Tracer, BackwardsGradWritesBecomeOutputs) {
+  Tensor x = from({1, 2}, {2});
+  Tensor w = from({1, 1}, {2}).set_requires_grad(true);
+  Program prog;
+  std::vector<GradWrite> writes;
   {
     Tracer tr;
     tr.add_input(x);
     Tensor loss = sum(mul(x, w));
-    EXPECT_THROW(backward({loss}, {}, false, false), TracingError);
+    backward({loss}, {}, false, false);
+    prog = tr.finish({loss});
+    writes = tr.grad_writes();
   }
-  EXPECT_FALSE(w.grad().defined());
+  // w had no gradient: backward() set it, and a run is right only when w has none again.
+  ASSERT_EQ(writes.size(), 1u);
+  EXPECT_TRUE(writes[0].leaf.is_same(w));
+  EXPECT_EQ(writes[0].output, 1);
+  EXPECT_TRUE(writes[0].none_at_entry);
+  run_passes(prog);
+  const TensorList out = Executor(prog).run({from({3, 5}, {2})});
+  ASSERT_EQ(out.size(), 2u);
+  expect_equal(out[1], from({3, 5}, {2}));  // d(sum(x * w))/dw = x
+  // backward() adding to a gradient from before the trace is refused: a replay would add to it.
+  {
+    Tracer tr;
+    tr.add_input(x);
+    EXPECT_THROW(backward({sum(mul(x, w))}, {}, false, false), TracingError);
+  }
 }
 
 TEST(Tracer, AHostReadOfAnInputFreeValueBecomesAGuard) {

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 from nodeweave import _C
+from nodeweave._C import Tensor
+from nodeweave import errors as nwerr
 from nodeweave.core.nn import _row_sparse
-from nodeweave.core.optim.optimizer import Optimizer, ParamsT, check_number, step_count
+from nodeweave.core.optim.optimizer import Optimizer, ParamsT, Update, state_like, check_number, step_count
 
 
 class Adagrad(Optimizer):
@@ -52,25 +54,40 @@ class Adagrad(Optimizer):
         state = self.state[p]
         if not state:
             state["step"] = 0
-            state["sum"] = _C.full_like(p, float(group["initial_accumulator_value"]))
+            state["sum"] = state_like(p, group["initial_accumulator_value"])
 
     def _update_group(self, group: Dict[str, Any]) -> None:
-        params, grads, sums, steps = [], [], [], []
+        dense = []
         for p in self._with_grad(group):
+            sparse = _row_sparse.rows(p) if group["weight_decay"] == 0 else None
+            if sparse is None:
+                dense.append(p)
+                continue
+            if _C._jit.tracing():
+                raise nwerr.TracingError("jit: Adagrad's row-sparse update (Embedding(sparse=True)) cannot be "
+                                         "traced yet; step the optimizer outside the traced function")
             self._init_state(p, group)
             state = self.state[p]
             state["step"] = step_count(state) + 1
-            if group["weight_decay"] == 0:
-                sparse = _row_sparse.rows(p)
-                if sparse is not None:
-                    clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
-                    _C._adagrad_sparse_step(p, state["sum"], sparse[0], sparse[1], clr, group["eps"],
-                                            group["maximize"])
-                    continue
-            params.append(p)
-            grads.append(p.grad)
-            sums.append(state["sum"])
-            steps.append(state["step"])
-        if params:
-            _C._adagrad_step(params, grads, sums, steps, group["lr"], group["lr_decay"], group["weight_decay"],
-                             group["eps"], group["maximize"])
+            clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+            _C._adagrad_sparse_step(p, state["sum"], sparse[0], sparse[1], clr, group["eps"], group["maximize"])
+        if dense:
+            self._apply(group, dense)
+
+    def _gather(self, group: Dict[str, Any], params: List[Tensor]) -> Update:
+        sums, steps = [], []
+        for p in params:
+            self._init_state(p, group)
+            sums.append(self.state[p]["sum"])
+            steps.append(step_count(self.state[p]) + 1)
+        maximize = group["maximize"]
+
+        def run(grads: List[Tensor], hyper: Tensor, counts: Any) -> None:
+            _C._adagrad_update(params, sums, grads, hyper, counts, maximize)
+
+        def commit() -> None:
+            for p, n in zip(params, steps):
+                self.state[p]["step"] = n
+
+        return Update(run, sums, [group["lr"], group["lr_decay"], group["weight_decay"], group["eps"]], steps,
+                      (maximize,), commit)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, List, Tuple
 
 from nodeweave import _C
-from nodeweave.core.optim.optimizer import Optimizer, ParamsT, check_betas, check_number, step_count
+from nodeweave._C import Tensor
+from nodeweave.core.optim.optimizer import Optimizer, ParamsT, Update, state_like, check_betas, check_number, step_count
 
 
 class Adam(Optimizer):
@@ -39,29 +40,34 @@ class Adam(Optimizer):
         check_number("weight_decay", group["weight_decay"])
         check_betas(group["betas"])
 
-    def _update_group(self, group: Dict[str, Any]) -> None:
+    def _gather(self, group: Dict[str, Any], params: List[Tensor]) -> Update:
         amsgrad = group["amsgrad"]
-        params, grads, m, v, vmax, steps = [], [], [], [], [], []
-        for p in self._with_grad(group):
+        m, v, vmax, steps = [], [], [], []
+        for p in params:
             state = self.state[p]
             if not state:
                 state["step"] = 0
-                state["exp_avg"] = _C.zeros_like(p)
-                state["exp_avg_sq"] = _C.zeros_like(p)
+                state["exp_avg"] = state_like(p)
+                state["exp_avg_sq"] = state_like(p)
             if amsgrad and "max_exp_avg_sq" not in state:
-                state["max_exp_avg_sq"] = _C.zeros_like(p)
-            state["step"] = step_count(state) + 1
-            params.append(p)
-            grads.append(p.grad)
+                state["max_exp_avg_sq"] = state_like(p)
             m.append(state["exp_avg"])
             v.append(state["exp_avg_sq"])
             if amsgrad:
                 vmax.append(state["max_exp_avg_sq"])
-            steps.append(state["step"])
-        if params:
-            beta1, beta2 = group["betas"]
-            _C._adam_step(params, grads, m, v, vmax, steps, group["lr"], beta1, beta2, group["eps"],
-                          group["weight_decay"], amsgrad, group["maximize"], self._decoupled)
+            steps.append(step_count(state) + 1)
+        beta1, beta2 = group["betas"]
+        flags = (amsgrad, group["maximize"], self._decoupled)
+
+        def run(grads: List[Tensor], hyper: Tensor, counts: Any) -> None:
+            _C._adam_update(params, m, v, vmax, grads, hyper, counts, *flags)
+
+        def commit() -> None:
+            for p, n in zip(params, steps):
+                self.state[p]["step"] = n
+
+        return Update(run, m + v + vmax, [group["lr"], beta1, beta2, group["eps"], group["weight_decay"]],
+                      steps, flags, commit)
 
 
 class AdamW(Adam):

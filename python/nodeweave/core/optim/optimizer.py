@@ -1,9 +1,12 @@
 """The optimizer base class: parameter groups, per-parameter state, ``zero_grad`` and
 ``state_dict``/``load_state_dict`` in torch.optim's layout.
 
-Subclasses implement ``_update_group(group)``, which gathers the group's parameters, gradients and
-state tensors into lists and makes one fused native call (``nodeweave._C._adam_step`` and friends):
-the elementwise work of a step never runs as a Python loop.
+Subclasses implement ``_gather(group, params)``, which gathers the group's state tensors and
+numbers into an :class:`Update`; the base class makes one fused native call per group with them
+(``nodeweave._C._adam_update`` and friends, ops of the engine's table), so the elementwise work of
+a step never runs as a Python loop. Inside a traced function (``nodeweave.core.jit.trace``) that
+call is recorded: the program updates the parameters at each run, and before each run the
+optimizer refreshes the numbers the program reads (learning rate, step counts) from its groups.
 
 >>> import nodeweave.core as nc
 >>> w = nc.nn.Parameter(nc.tensor([1.0, -2.0]))
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Any, Callable, Dict, Iterable, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
 
 from nodeweave import _C
 from nodeweave._C import Tensor
@@ -49,6 +52,24 @@ def check_betas(betas: Any) -> None:
         raise nwerr.ValueError(f"Invalid betas: expected a pair (beta1, beta2), got {betas!r}")
     check_number("beta parameter at index 0", betas[0], 0.0, 1.0)
     check_number("beta parameter at index 1", betas[1], 0.0, 1.0)
+
+
+class Update:
+    """One parameter group's fused update, as a subclass's ``_gather`` describes it.
+
+    ``run(grads, hyper, counts)`` makes the native call; ``state`` lists the state tensors it
+    writes besides the parameters (moments, buffers); ``hyper`` and ``counts`` are the numbers of
+    this step (``core_framework/optim/update_ops.h`` gives each op's layout; ``counts`` is None for
+    an op without them); ``flags`` what selects the arithmetic; ``commit()`` records the step in
+    the optimizer's state (step counts), once the update ran."""
+
+    __slots__ = ("run", "state", "hyper", "counts", "flags", "commit")
+
+    def __init__(self, run: Callable[[List[Tensor], Tensor, Optional[Tensor]], None], state: Sequence[Tensor],
+                 hyper: Sequence[float], counts: Optional[Sequence[int]], flags: tuple,
+                 commit: Callable[[], None] = lambda: None) -> None:
+        self.run, self.state, self.hyper, self.counts = run, list(state), list(hyper), counts
+        self.flags, self.commit = flags, commit
 
 
 class _RequiredParameter:
@@ -148,18 +169,78 @@ class Optimizer:
         return loss
 
     def _update_group(self, group: Dict[str, Any]) -> None:
-        raise nwerr.NotImplementedError(f"{type(self).__name__} must implement _update_group")
+        """Updates the group's parameters that have a gradient (subclasses with row-sparse paths
+        update those first and pass the rest to :meth:`_apply`)."""
+        params = self._with_grad(group)
+        if params:
+            self._apply(group, params)
+
+    def _gather(self, group: Dict[str, Any], params: List[Tensor]) -> Update:
+        raise nwerr.NotImplementedError(f"{type(self).__name__} must implement _gather")
+
+    def _apply(self, group: Dict[str, Any], params: List[Tensor]) -> None:
+        """One fused update of ``params`` (each with a dense gradient) of ``group``."""
+        u = self._gather(group, params)
+        hyper, counts = self._numbers(group, u)
+        if _C._jit.tracing():
+            self._trace_update(group, params, u, hyper, counts)
+        u.run([p.grad for p in params], hyper, counts)
+        u.commit()
+
+    def _numbers(self, group: Dict[str, Any], u: Update) -> tuple:
+        """The group's hyper and counts tensors, holding ``u``'s numbers. The same tensors serve
+        every step of the group, so that a traced program's update reads them by reference."""
+        cache = self.__dict__.setdefault("_number_tensors", {})
+        n_hyper, n_counts = len(u.hyper), (-1 if u.counts is None else len(u.counts))
+        held = cache.get(id(group))
+        if held is None or held[0] is not group or held[3] != (n_hyper, n_counts):
+            # Filled below, unrecorded (_write_numbers dispatches nothing).
+            hyper = _C.empty([n_hyper], dtype=_C.dtype.float64)
+            counts = None if u.counts is None else _C.empty([n_counts], dtype=_C.dtype.int64)
+            held = cache[id(group)] = (group, hyper, counts, (n_hyper, n_counts))
+        _, hyper, counts, _ = held
+        _C._write_numbers(hyper, u.hyper)
+        if counts is not None:
+            _C._write_numbers(counts, [float(c) for c in u.counts])
+        return hyper, counts
+
+    def _trace_update(self, group: Dict[str, Any], params: List[Tensor], u: Update, hyper: Tensor,
+                      counts: Optional[Tensor]) -> None:
+        """Inside a trace: the program holds the state and numbers by reference, and before each
+        run the group's current numbers are written into them (the update then matches an eager
+        step). A run whose group changed shape (other state tensors, another flag) traces again."""
+        from nodeweave.core import jit
+
+        for t in u.state + [hyper] + ([counts] if counts is not None else []):
+            _C._jit.capture_state(t)
+        key = (tuple(map(id, u.state)), u.flags)
+        ids = frozenset(map(id, params))
+
+        def before_run() -> Optional[Callable[[], None]]:
+            if not ids <= {id(q) for q in group["params"]}:
+                return None
+            v = self._gather(group, params)
+            if (tuple(map(id, v.state)), v.flags) != key:
+                return None
+            if any(a is not b for a, b in zip(self._numbers(group, v), (hyper, counts))):
+                return None
+            return v.commit
+
+        jit._before_each_run(before_run, f"{type(self).__name__}.step()")
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Resets every parameter's gradient: to None (the default), or to zeros."""
         for group in self.param_groups:
             for p in group["params"]:
                 _row_sparse.clear(p)
-                if p.grad is None:
-                    continue
-                # A fresh zero tensor rather than zero_(): the engine may hand two leaves the same
-                # gradient tensor, and other code may still hold it.
-                p.grad = None if set_to_none else _C.zeros_like(p)
+                if set_to_none:
+                    # Assigned even when already None: a trace sees the reset, so a replay does
+                    # not depend on the gradients a call starts with.
+                    p.grad = None
+                elif p.grad is not None:
+                    # A fresh zero tensor rather than zero_(): the engine may hand two leaves the
+                    # same gradient tensor, and other code may still hold it.
+                    p.grad = _C.zeros_like(p)
 
     # ---- checkpoints ----
     def state_dict(self) -> Dict[str, Any]:
@@ -250,6 +331,14 @@ def _cast_state(name: str, value: Any, param: Tensor, key: Any) -> Any:
     if value.device != param.device:
         value = value._to_device(param.device)
     return value.clone().contiguous()
+
+
+def state_like(p: Tensor, value: float = 0.0) -> Tensor:
+    """A new state tensor of p's shape and dtype, filled with ``value``. Inside a trace it is made
+    unrecorded: the program holds it by reference (the optimizer's running state), rather than
+    recreating it at every run."""
+    with _C._jit.untraced():
+        return _C.full_like(p, float(value))
 
 
 def step_count(state: Dict[str, Any]) -> int:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 from nodeweave import _C
-from nodeweave.core.optim.optimizer import Optimizer, ParamsT, check_number, step_count
+from nodeweave._C import Tensor
+from nodeweave.core.optim.optimizer import Optimizer, ParamsT, Update, state_like, check_number, step_count
 
 
 class RMSprop(Optimizer):
@@ -40,26 +41,32 @@ class RMSprop(Optimizer):
         check_number("weight_decay", group["weight_decay"])
         check_number("alpha", group["alpha"])
 
-    def _update_group(self, group: Dict[str, Any]) -> None:
+    def _gather(self, group: Dict[str, Any], params: List[Tensor]) -> Update:
         centered, use_buf = group["centered"], group["momentum"] > 0
-        params, grads, sq, ga, bufs = [], [], [], [], []
-        for p in self._with_grad(group):
+        sq, ga, bufs, steps = [], [], [], []
+        for p in params:
             state = self.state[p]
             if not state:
                 state["step"] = 0
-                state["square_avg"] = _C.zeros_like(p)
+                state["square_avg"] = state_like(p)
             if use_buf and "momentum_buffer" not in state:
-                state["momentum_buffer"] = _C.zeros_like(p)
+                state["momentum_buffer"] = state_like(p)
             if centered and "grad_avg" not in state:
-                state["grad_avg"] = _C.zeros_like(p)
-            state["step"] = step_count(state) + 1
-            params.append(p)
-            grads.append(p.grad)
+                state["grad_avg"] = state_like(p)
+            steps.append(step_count(state) + 1)
             sq.append(state["square_avg"])
             if centered:
                 ga.append(state["grad_avg"])
             if use_buf:
                 bufs.append(state["momentum_buffer"])
-        if params:
-            _C._rmsprop_step(params, grads, sq, ga, bufs, group["lr"], group["alpha"], group["eps"],
-                             group["weight_decay"], group["momentum"], centered, group["maximize"])
+        maximize = group["maximize"]
+
+        def run(grads: List[Tensor], hyper: Tensor, counts: Any) -> None:
+            _C._rmsprop_update(params, sq, ga, bufs, grads, hyper, maximize)
+
+        def commit() -> None:
+            for p, n in zip(params, steps):
+                self.state[p]["step"] = n
+
+        return Update(run, sq + ga + bufs, [group["lr"], group["alpha"], group["eps"], group["weight_decay"],
+                                            group["momentum"]], None, (centered, use_buf, maximize), commit)

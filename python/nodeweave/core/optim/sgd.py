@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 from nodeweave import _C
+from nodeweave._C import Tensor
 from nodeweave.core.nn import _row_sparse
-from nodeweave.core.optim.optimizer import Optimizer, ParamsT, check_number
+from nodeweave.core.optim.optimizer import Optimizer, ParamsT, Update, state_like, check_number
 from nodeweave import errors as nwerr
 
 
@@ -46,22 +47,35 @@ class SGD(Optimizer):
 
     def _update_group(self, group: Dict[str, Any]) -> None:
         momentum, wd = group["momentum"], group["weight_decay"]
-        params, grads, bufs, fresh = [], [], [], []
+        dense = []
         for p in self._with_grad(group):
-            if momentum == 0 and wd == 0:
-                sparse = _row_sparse.rows(p)
-                if sparse is not None:
-                    _C._sgd_sparse_step(p, sparse[0], sparse[1], group["lr"], group["maximize"])
-                    continue
-            params.append(p)
-            grads.append(p.grad)
-            if momentum != 0:
+            sparse = _row_sparse.rows(p) if momentum == 0 and wd == 0 else None
+            if sparse is None:
+                dense.append(p)
+                continue
+            if _C._jit.tracing():
+                raise nwerr.TracingError("jit: SGD's row-sparse update (Embedding(sparse=True)) cannot be "
+                                         "traced yet; step the optimizer outside the traced function")
+            _C._sgd_sparse_step(p, sparse[0], sparse[1], group["lr"], group["maximize"])
+        if dense:
+            self._apply(group, dense)
+
+    def _gather(self, group: Dict[str, Any], params: List[Tensor]) -> Update:
+        momentum = group["momentum"]
+        bufs, fresh = [], []
+        if momentum != 0:
+            for p in params:
                 state = self.state[p]
                 buf = state.get("momentum_buffer")
-                fresh.append(buf is None)
+                fresh.append(int(buf is None))
                 if buf is None:
-                    buf = state["momentum_buffer"] = _C.zeros_like(p)
+                    buf = state["momentum_buffer"] = state_like(p)
                 bufs.append(buf)
-        if params:
-            _C._sgd_step(params, grads, bufs, fresh, group["lr"], momentum, group["dampening"], wd,
-                         group["nesterov"], group["maximize"])
+        else:
+            fresh = [0] * len(params)
+        flags = (momentum != 0, group["nesterov"], group["maximize"])
+
+        def run(grads: List[Tensor], hyper: Tensor, counts: Any) -> None:
+            _C._sgd_update(params, bufs, grads, hyper, counts, group["nesterov"], group["maximize"])
+
+        return Update(run, bufs, [group["lr"], momentum, group["dampening"], group["weight_decay"]], fresh, flags)

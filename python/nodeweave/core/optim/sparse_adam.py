@@ -36,6 +36,9 @@ class SparseAdam(Optimizer):
         check_betas(group["betas"])
 
     def _update_group(self, group: Dict[str, Any]) -> None:
+        if _C._jit.tracing():
+            raise nwerr.TracingError("jit: SparseAdam's row-sparse update cannot be traced yet; step the "
+                                     "optimizer outside the traced function")
         beta1, beta2 = group["betas"]
         for i, p in enumerate(group["params"]):
             if p.grad is None:
