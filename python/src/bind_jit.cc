@@ -65,7 +65,12 @@ void bind_jit(pyb::module_& m) {
       .def_property_readonly("num_nodes", [](const Program& p) { return p.nodes.size(); })
       .def_property_readonly("num_inputs", [](const Program& p) { return p.inputs.size(); })
       .def_property_readonly("num_outputs", [](const Program& p) { return p.outputs.size(); })
-      .def("copy", [](const Program& p) { return Program(p); });
+      .def("copy", [](const Program& p) { return Program(p); })
+      .def(
+          "fuse_elementwise",
+          [](Program& p, int64_t min_elements) { jit::fuse_elementwise(p, min_elements); },
+          pyb::arg("min_elements") = jit::kFuseMinElements,
+          "The fuse_elementwise pass alone, with its size threshold (benchmarks sweep it).");
   m.def("pass_names", [] {
     backend::kinds();
     std::vector<std::string> names;

@@ -1,14 +1,16 @@
-// fuse_elementwise: runs of consecutive elementwise nodes over one shape become one
-// fused_elementwise node (fused_elementwise.h), so their intermediates never go to memory.
+// fuse_elementwise: runs of elementwise nodes over one shape become one fused_elementwise node
+// (fused_elementwise.h), so their intermediates never go to memory.
 //
 // A node joins the run when it is elementwise (kElementwise, a CPU kernel, no opaque attribute),
 // not random, not in place, records no autograd (a fused node has no backward), produces one value
 // of the run's shape on the CPU, and reads only values of that shape or single elements, at least
 // one of them made or read by the run already (so unrelated neighbours are not glued together).
-// Only consecutive nodes fuse: every value the run reads from outside exists before its first
-// node, and no node between two of its nodes can observe the order. What the rest of the program,
-// its outputs or its guards read from the run becomes the fused node's outputs; the rest lives in
-// per-thread block buffers only.
+//
+// Nodes between two of the run's nodes that read nothing the run makes (views, small statistics,
+// a random mask the run reads) move ahead of the fused node; only nodes that write nothing move,
+// so no read can see another order. A node that reads the run's values
+// ends it. What the rest of the program, its outputs or its guards read from the run becomes the
+// fused node's outputs; the rest lives in per-thread block buffers only.
 #include <algorithm>
 #include <memory>
 
@@ -19,11 +21,7 @@ namespace nodeweave::jit {
 
 namespace {
 
-// Fewer elements than this and a run is left alone: the ops already work in cache, and the
-// fused node's per-block dispatch would cost more than the round trips it saves.
-constexpr int64_t kMinElements = 1024;
-
-bool fusable_op(const OpNode& n, const Program& p) {
+bool fusable_op(const OpNode& n, const Program& p, int64_t min_elements) {
   const OpDef& d = op_def(n.op);
   if (!(d.traits & kElementwise) || (d.traits & kRandom) || !d.kernels[0] || !d.infer) return false;
   if (n.op == fused_elementwise_kind() || n.inplace || n.grad_enabled || n.outputs.size() != 1)
@@ -31,7 +29,7 @@ bool fusable_op(const OpNode& n, const Program& p) {
   for (size_t i = 0; i < n.attrs.size(); ++i)
     if (std::holds_alternative<OpaquePtr>(n.attrs[i])) return false;
   const ValueType& t = p.values[static_cast<size_t>(n.outputs[0])].type;
-  if (!t.device.is_cpu() || shape_numel(t.shape) < kMinElements) return false;
+  if (!t.device.is_cpu() || shape_numel(t.shape) < min_elements) return false;
   for (int64_t v : n.inputs) {
     if (v == kNone) return false;
     const ValueType& in = p.values[static_cast<size_t>(v)].type;
@@ -40,9 +38,15 @@ bool fusable_op(const OpNode& n, const Program& p) {
   return true;
 }
 
+// May move ahead of a run's later nodes: it writes nothing (so no other read sees a new order).
+bool movable(const OpNode& n) { return !n.inplace && !(op_def(n.op).traits & kMutatesInputs); }
+
+// How many nodes in a row a run looks past for its next node.
+constexpr size_t kLookahead = 16;
+
 }  // namespace
 
-void fuse_elementwise(Program& p) {
+void fuse_elementwise(Program& p, int64_t min_elements) {
   fused_elementwise_kind();
   // Who reads each value from where: a run's value read after the run is one of its outputs.
   std::vector<int64_t> last_reader(p.values.size(), -1);
@@ -56,27 +60,42 @@ void fuse_elementwise(Program& p) {
   std::vector<OpNode> nodes;
   size_t k = 0;
   while (k < p.nodes.size()) {
-    if (!fusable_op(p.nodes[k], p)) {
+    if (!fusable_op(p.nodes[k], p, min_elements)) {
       nodes.push_back(std::move(p.nodes[k++]));
       continue;
     }
-    // Grow the run [k, end).
+    // Grow the run: members in program order; the nodes passed over before its last member
+    // move ahead of the fused node.
     const Shape shape = p.values[static_cast<size_t>(p.nodes[k].outputs[0])].type.shape;
+    std::vector<size_t> members{k}, passed;
     std::vector<int64_t> touched(p.nodes[k].inputs);
+    std::vector<bool> made(p.values.size(), false);  // by the run
+    made[static_cast<size_t>(p.nodes[k].outputs[0])] = true;
     touched.push_back(p.nodes[k].outputs[0]);
-    size_t end = k + 1;
-    while (end < p.nodes.size() && fusable_op(p.nodes[end], p) &&
-           p.values[static_cast<size_t>(p.nodes[end].outputs[0])].type.shape == shape) {
-      const OpNode& n = p.nodes[end];
+    for (size_t j = k + 1, skipped = 0; j < p.nodes.size() && skipped < kLookahead; ++j) {
+      const OpNode& n = p.nodes[j];
+      const bool reads_run = std::any_of(n.inputs.begin(), n.inputs.end(), [&](int64_t v) {
+        return v != kNone && made[static_cast<size_t>(v)];
+      });
       const bool connected = std::any_of(n.inputs.begin(), n.inputs.end(), [&](int64_t v) {
         return std::find(touched.begin(), touched.end(), v) != touched.end();
       });
-      if (!connected) break;
-      touched.insert(touched.end(), n.inputs.begin(), n.inputs.end());
-      touched.push_back(n.outputs[0]);
-      ++end;
+      if (connected && fusable_op(n, p, min_elements) &&
+          p.values[static_cast<size_t>(n.outputs[0])].type.shape == shape) {
+        members.push_back(j);
+        touched.insert(touched.end(), n.inputs.begin(), n.inputs.end());
+        touched.push_back(n.outputs[0]);
+        made[static_cast<size_t>(n.outputs[0])] = true;
+        skipped = 0;
+        continue;
+      }
+      if (reads_run || !movable(n)) break;
+      passed.push_back(j);
+      ++skipped;
     }
-    if (end - k < 2) {
+    const size_t last = members.back();
+    while (!passed.empty() && passed.back() > last) passed.pop_back();  // they stay where they are
+    if (members.size() < 2) {
       nodes.push_back(std::move(p.nodes[k++]));
       continue;
     }
@@ -90,17 +109,17 @@ void fuse_elementwise(Program& p) {
       return static_cast<int>(it - reg_value.begin());
     };
     // Inputs first: every value the run reads that it does not make.
-    for (size_t j = k; j < end; ++j)
-      for (int64_t v : p.nodes[j].inputs) {
+    for (size_t m = 0; m < members.size(); ++m)
+      for (int64_t v : p.nodes[members[m]].inputs) {
         bool made_here = false;
-        for (size_t i = k; i < j && !made_here; ++i) made_here = p.nodes[i].outputs[0] == v;
+        for (size_t i = 0; i < m && !made_here; ++i) made_here = p.nodes[members[i]].outputs[0] == v;
         if (!made_here && reg_of(v) == static_cast<int>(reg_value.size())) {
           reg_value.push_back(v);
           fused.inputs.push_back(v);
         }
       }
     body->num_inputs = static_cast<int>(reg_value.size());
-    for (size_t j = k; j < end; ++j) {
+    for (size_t j : members) {
       const OpNode& n = p.nodes[j];
       FusedStep s{n.op, n.attrs, {}, p.values[static_cast<size_t>(n.outputs[0])].type.dtype};
       for (int64_t v : n.inputs) s.args.push_back(reg_of(v));
@@ -108,19 +127,19 @@ void fuse_elementwise(Program& p) {
       reg_value.push_back(n.outputs[0]);
       const int64_t v = n.outputs[0];
       if (external[static_cast<size_t>(v)] ||
-          last_reader[static_cast<size_t>(v)] >= static_cast<int64_t>(end)) {
+          last_reader[static_cast<size_t>(v)] > static_cast<int64_t>(last)) {
         body->outputs.push_back(reg_of(v));
         fused.outputs.push_back(v);
       }
     }
     if (fused.outputs.empty()) {  // nothing reads the run: dead code's to drop, not ours
-      for (size_t j = k; j < end; ++j) nodes.push_back(std::move(p.nodes[j]));
-      k = end;
+      nodes.push_back(std::move(p.nodes[k++]));
       continue;
     }
+    for (size_t j : passed) nodes.push_back(std::move(p.nodes[j]));
     fused.attrs.push_back(OpaquePtr(std::move(body)));
     nodes.push_back(std::move(fused));
-    k = end;
+    k = last + 1;
   }
   p.nodes = std::move(nodes);
   p.compact();

@@ -16,7 +16,7 @@ std::vector<PassInfo>& mutable_list() {
       {"eliminate_common_subexpressions", eliminate_common_subexpressions},
       {"eliminate_dead_code", eliminate_dead_code},
       // Last: on what the others left, so no dead or duplicate node is fused.
-      {"fuse_elementwise", fuse_elementwise},
+      {"fuse_elementwise", [](Program& p) { fuse_elementwise(p); }},
   };
   return list;
 }

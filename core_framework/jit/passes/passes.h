@@ -22,9 +22,13 @@ void eliminate_common_subexpressions(Program& p);
 // drops the guards on values that became constants equal to what the guard expects.
 void fold_constants(Program& p);
 
-// Runs of consecutive elementwise nodes over one shape become one fused_elementwise node, which
-// computes them block by block with the ops' own kernels (fused_elementwise.h).
-void fuse_elementwise(Program& p);
+// Runs of elementwise nodes over one shape of at least `min_elements` elements become one
+// fused_elementwise node, which computes them block by block with the ops' own kernels
+// (fused_elementwise.h). The default is where the interpreter starts to win on the 2-core CI
+// machine (2 MB L2, 32 MB L3): below 2^22 float32 elements the unfused ops work out of the caches
+// and the interpreter is 0.7-0.9x their speed (bench/jit/elementwise_fusion.py --sweep).
+constexpr int64_t kFuseMinElements = int64_t{1} << 22;
+void fuse_elementwise(Program& p, int64_t min_elements = kFuseMinElements);
 
 struct PassInfo {
   const char* name;

@@ -24,7 +24,7 @@ bool equal(const Tensor& a, const Tensor& b) {
 
 std::string fused(const std::string& text) {
   Program p = parse(text);
-  fuse_elementwise(p);
+  fuse_elementwise(p, 1024);  // small programs: the rules, not the default threshold
   return print(p);
 }
 
@@ -50,18 +50,77 @@ TEST(ElementwiseFusion, FusesAChainAndKeepsWhatOthersRead) {
 
 TEST(ElementwiseFusion, LeavesAloneWhatItCannotFuse) {
   const std::string text =
-      "program(%0: float32[64, 32], %1: float32[32]) {\n"
-      "  %2: float32[64, 32] = exp(%0) grad\n"  // records autograd
-      "  %3: float32[64, 32] = relu(%2) grad\n"
-      "  %4: float32[64, 32] = add(%0, %1)\n"  // a broadcast operand that is not one element
-      "  %5: float32[64, 32] = neg(%4)\n"
-      "  %6: float32[64, 32] = bernoulli_mask(%5) {0.5}\n"  // random
-      "  %7: float32[64, 32] = neg_(%6)\n"                  // in place
-      "  %8: float32[32] = exp(%1)\n"
+      "program(%0: float32[8, 4, 32], %1: float32[4, 1]) {\n"
+      "  %2: float32[8, 4, 32] = exp(%0) grad\n"  // records autograd
+      "  %3: float32[8, 4, 32] = relu(%2) grad\n"
+      "  %4: float32[8, 4, 32] = add(%0, %1)\n"  // broadcast over dims 0 and 2: not a row or column
+      "  %5: float32[8, 4, 32] = neg(%4)\n"
+      "  %6: float32[8, 4, 32] = bernoulli_mask(%5) {0.5}\n"  // random
+      "  %7: float32[8, 4, 32] = neg_(%6)\n"                  // in place
+      "  %8: float32[4, 1] = exp(%1)\n"
       "  return (%3, %7, %8)\n"
       "}\n";
-  // add(%0, %1) broadcasts a row: not fusable; neg alone is a run of one.
+  // neg alone is a run of one.
   EXPECT_EQ(fused(text), print(parse(text)));
+}
+
+TEST(ElementwiseFusion, IndependentNodesBetweenMoveAhead) {
+  // A view, a small statistic and a random mask the run reads sit between its nodes: they read
+  // nothing the run makes and write nothing, so they move ahead of the fused node.
+  EXPECT_EQ(fused("program(%0: float32[64, 32], %1: float32[2048], %2: float32[64]) {\n"
+                  "  %3: float32[64, 32] = mul(%0, %0)\n"
+                  "  %4: float32[64, 32] = view(%1) {[64, 32]}\n"
+                  "  %5: float32[64, 32] = add(%3, %4)\n"
+                  "  %6: float32[1] = sum(%2) {[0], true, dtype(float32)}\n"
+                  "  %7: float32[64, 32] = bernoulli_mask(%0) {0.5}\n"
+                  "  %8: float32[64, 32] = mul(%5, %7)\n"
+                  "  %9: float32[64, 32] = relu(%8)\n"
+                  "  %10: float32[32, 64] = permute(%9) {[1, 0]}\n"
+                  "  return (%10, %6)\n"
+                  "}\n"),
+            "program(%0: float32[64, 32], %1: float32[2048], %2: float32[64]) {\n"
+            "  %3: float32[64, 32] = view(%1) {[64, 32]}\n"
+            "  %4: float32[1] = sum(%2) {[0], true, dtype(float32)}\n"
+            "  %5: float32[64, 32] = bernoulli_mask(%0) {0.5}\n"
+            "  %6: float32[64, 32] = fused_elementwise(%0, %3, %5) "
+            "{opaque(elementwise: r3 = mul(r0 r0); r4 = add(r3 r1); r5 = mul(r4 r2); "
+            "r6 = relu(r5) -> r6)}\n"
+            "  %7: float32[32, 64] = permute(%6) {[1, 0]}\n"
+            "  return (%7, %4)\n"
+            "}\n");
+}
+
+TEST(ElementwiseFusion, TheDefaultLeavesTensorsThatFitTheCachesAlone) {
+  auto chain = [](int64_t n) {
+    return str_cat("program(%0: float32[", n, "]) {\n  %1: float32[", n, "] = exp(%0)\n  %2: float32[",
+                   n, "] = neg(%1)\n  return (%2)\n}\n");
+  };
+  Program small = parse(chain(kFuseMinElements - 1)), large = parse(chain(kFuseMinElements));
+  fuse_elementwise(small);
+  fuse_elementwise(large);
+  EXPECT_EQ(small.nodes.size(), 2u);
+  EXPECT_EQ(large.nodes.size(), 1u);
+}
+
+TEST(ElementwiseFusion, WritesAndReadersOfTheRunStayInOrder) {
+  // An in-place write between two nodes of a run would see another order if it moved: the run
+  // ends before it. So does a node that reads the run's value.
+  const std::string write_between =
+      "program(%0: float32[64, 32], %1: float32[64]) {\n"
+      "  %2: float32[64, 32] = exp(%0)\n"
+      "  %3: float32[64] = neg_(%1)\n"
+      "  %4: float32[64, 32] = neg(%2)\n"
+      "  return (%4, %3)\n"
+      "}\n";
+  EXPECT_EQ(fused(write_between), print(parse(write_between)));
+  const std::string reader_between =
+      "program(%0: float32[64, 32]) {\n"
+      "  %1: float32[64, 32] = exp(%0)\n"
+      "  %2: float32[1, 32] = sum(%1) {[0], true, dtype(float32)}\n"
+      "  %3: float32[64, 32] = mul(%1, %2)\n"
+      "  return (%3)\n"
+      "}\n";
+  EXPECT_EQ(fused(reader_between), print(parse(reader_between)));
 }
 
 TEST(ElementwiseFusion, SmallTensorsAndUnrelatedNeighboursStayApart) {
@@ -98,7 +157,7 @@ TEST(ElementwiseFusion, EqualsTheUnfusedOpsAndSavesAndLoads) {
         "}\n");
     Program plain = parse(text);
     Program p = parse(text);
-    fuse_elementwise(p);
+    fuse_elementwise(p, 1024);
     ASSERT_EQ(p.nodes.size(), 1u) << print(p);
     Tensor a = randn({n}), b = randn({n});
     const TensorList want = Executor(plain, false).run({a, b});
@@ -115,6 +174,29 @@ TEST(ElementwiseFusion, EqualsTheUnfusedOpsAndSavesAndLoads) {
   }
 }
 
+// A one-element operand with dimensions promotes as a tensor (float32 x float64[1] is float64),
+// a wrapped Python number as a scalar (float32 x 0.5 stays float32): the fused node reads both as
+// eager mode does, so each step computes in the dtype its traced result has.
+TEST(ElementwiseFusion, OneElementOperandsPromoteAsInEagerMode) {
+  const std::string text =
+      "program(%0: float32[3000], %1: float64[1]) {\n"
+      "  %2: float64[] = scalar 0.5\n"
+      "  %3: float64[3000] = mul(%0, %1)\n"
+      "  %4: float64[3000] = tanh(%3)\n"
+      "  %5: float32[3000] = mul(%0, %2)\n"
+      "  %6: float32[3000] = add(%5, %0)\n"
+      "  return (%4, %6)\n"
+      "}\n";
+  Program plain = parse(text);
+  Program p = parse(text);
+  fuse_elementwise(p, 1024);
+  ASSERT_EQ(p.nodes.size(), 1u) << print(p);
+  const TensorList in = {randn({3000}), cast(randn({1}), DType::Float64)};
+  const TensorList want = Executor(plain, false).run(in);
+  const TensorList got = Executor(p, true).run(in);
+  for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(equal(got[i], want[i])) << "output " << i;
+}
+
 TEST(ElementwiseFusion, ACorruptBodyIsAValueError) {
   Program p = parse(
       "program(%0: float32[2048]) {\n"
@@ -122,7 +204,7 @@ TEST(ElementwiseFusion, ACorruptBodyIsAValueError) {
       "  %2: float32[2048] = neg(%1)\n"
       "  return (%2)\n"
       "}\n");
-  fuse_elementwise(p);
+  fuse_elementwise(p, 1024);
   std::string bytes = serialize_program(p);
   // Cut the file anywhere: the loader refuses with ValueError, never crashes.
   for (size_t cut = 0; cut < bytes.size(); cut += 7)
