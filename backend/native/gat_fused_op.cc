@@ -73,7 +73,9 @@ TensorList gat_aggregate_bw(const GradCtx& ctx) {
 
 OpDef gat_aggregate_def() {
   OpDef d;
-  d.name = "gat_aggregate";
+  d.declaration =
+      "gat_aggregate(Tensor el, Tensor er, Tensor feat, object graph, float negative_slope, "
+      "float attn_drop) -> (Tensor out, Tensor attention, Tensor seed)";
   d.traits = kRandom;  // draws the dropout seed: never folded, merged or dropped
   d.infer = infer;
   d.kernels = {kernel, kernel};  // the CUDA entry raises: no CUDA kernel yet
@@ -86,7 +88,10 @@ OpDef gat_aggregate_def() {
 
 OpDef gat_aggregate_backward_def() {
   OpDef d;
-  d.name = "gat_aggregate_backward";
+  d.declaration =
+      "gat_aggregate_backward(Tensor el, Tensor er, Tensor feat, Tensor out, Tensor attention, "
+      "Tensor seed, Tensor grad, object graph, float negative_slope, float attn_drop) -> "
+      "(Tensor grad_el, Tensor grad_er, Tensor grad_feat)";
   d.infer = infer_backward;
   d.kernels = {backward_kernel, backward_kernel};
   return d;

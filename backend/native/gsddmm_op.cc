@@ -136,7 +136,9 @@ TensorList backward(const GradCtx& ctx) {
 
 OpDef gsddmm_def() {
   OpDef d;
-  d.name = "gsddmm";
+  d.declaration =
+      "gsddmm(Tensor? lhs, Tensor? rhs, object graph, int op, int lhs_target, int rhs_target) -> "
+      "Tensor";
   d.infer = infer;
   d.kernels[0] = kernel;
   d.kernels[1] = kernel;

@@ -170,7 +170,9 @@ TensorList backward(const GradCtx& ctx) {
 
 OpDef gspmm_def() {
   OpDef d;
-  d.name = "gspmm";
+  d.declaration =
+      "gspmm(Tensor? lhs, Tensor? rhs, object graph, int op, int reduce) -> "
+      "(Tensor out, Tensor arg_lhs, Tensor arg_rhs)";
   d.infer = infer;
   d.kernels[0] = kernel;
   d.kernels[1] = kernel;  // sparse::spmm picks the device

@@ -53,7 +53,7 @@ void ids_kernel(const TensorList& in, const Attrs& a, TensorList& out) {
 
 OpDef segment_offsets_def() {
   OpDef d;
-  d.name = "segment_offsets";
+  d.declaration = "segment_offsets(Tensor lengths) -> Tensor";
   d.infer = offsets_infer;
   d.kernels = {offsets_kernel, nullptr};
   return d;
@@ -61,7 +61,7 @@ OpDef segment_offsets_def() {
 
 OpDef segment_ids_def() {
   OpDef d;
-  d.name = "segment_ids";
+  d.declaration = "segment_ids(Tensor offsets, int num_rows) -> Tensor";
   d.infer = ids_infer;
   d.kernels = {ids_kernel, nullptr};
   return d;

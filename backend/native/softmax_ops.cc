@@ -68,7 +68,7 @@ TensorList segment_softmax_bw(const GradCtx& ctx) {
 
 OpDef edge_softmax_def() {
   OpDef d;
-  d.name = "edge_softmax";
+  d.declaration = "edge_softmax(Tensor score, object graph, bool by_dst) -> Tensor";
   d.infer = like_input0;
   d.kernels = {edge_softmax_kernel, edge_softmax_kernel};
   d.backward = edge_softmax_bw;
@@ -79,7 +79,8 @@ OpDef edge_softmax_def() {
 
 OpDef edge_softmax_backward_def() {
   OpDef d;
-  d.name = "edge_softmax_backward";
+  d.declaration =
+      "edge_softmax_backward(Tensor out, Tensor grad, object graph, bool by_dst) -> Tensor";
   d.infer = like_input0;
   d.kernels = {edge_softmax_backward_kernel, edge_softmax_backward_kernel};
   return d;
@@ -87,7 +88,7 @@ OpDef edge_softmax_backward_def() {
 
 OpDef segment_softmax_def() {
   OpDef d;
-  d.name = "segment_softmax";
+  d.declaration = "segment_softmax(Tensor x, Tensor offsets) -> Tensor";
   d.infer = like_input0;
   d.kernels = {segment_softmax_kernel, segment_softmax_kernel};
   d.backward = segment_softmax_bw;
@@ -98,7 +99,7 @@ OpDef segment_softmax_def() {
 
 OpDef segment_softmax_backward_def() {
   OpDef d;
-  d.name = "segment_softmax_backward";
+  d.declaration = "segment_softmax_backward(Tensor out, Tensor grad, Tensor offsets) -> Tensor";
   d.infer = like_input0;
   d.kernels = {segment_softmax_backward_kernel, segment_softmax_backward_kernel};
   return d;

@@ -1,7 +1,7 @@
 // The single dispatcher every primitive op goes through: validate devices, infer and allocate
 // outputs, run the device kernel, record autograd, report to the tracer.
-#include <cctype>
 #include <chrono>
+#include <deque>
 #include <mutex>
 #include <string>
 
@@ -25,10 +25,23 @@ int g_num_ops = kNumOps;
 std::mutex g_extension_mu;
 
 const char* const kOpNames[] = {
-#define NW_OP_NAME(name) #name,
+#define NW_OP_NAME(name, signature) #name,
     NW_FOR_EACH_OP(NW_OP_NAME)
 #undef NW_OP_NAME
 };
+const char* const kOpSignatures[] = {
+#define NW_OP_SIGNATURE(name, signature) signature,
+    NW_FOR_EACH_OP(NW_OP_SIGNATURE)
+#undef NW_OP_SIGNATURE
+};
+
+// Parsed signatures live here for the process (the table points into it; a deque never moves
+// what it holds).
+const OpSignature* keep_signature(const char* text) {
+  static std::deque<OpSignature> all;
+  all.push_back(parse_op_signature(text));
+  return &all.back();
+}
 
 thread_local DispatchObserver* t_observer = nullptr;
 
@@ -57,29 +70,14 @@ class OpTimer {
   std::chrono::steady_clock::time_point start_;
 };
 
-// "LogSoftmax" -> "log_softmax": error messages name ops the way Python users call them.
-std::string snake_case(const char* camel) {
-  std::string out;
-  for (const char* c = camel; *c; ++c) {
-    if (std::isupper(static_cast<unsigned char>(*c))) {
-      if (!out.empty()) out += '_';
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
-    } else {
-      out += *c;
-    }
-  }
-  return out;
-}
-
 void ensure_registered() {
   static std::once_flag once;
   std::call_once(once, [] {
-    static std::vector<std::string> names;
-    names.reserve(kNumOps);
-    for (int i = 0; i < kNumOps; ++i) names.push_back(snake_case(kOpNames[i]));
     for (int i = 0; i < kNumOps; ++i) {
       table()[i].kind = static_cast<OpKind>(i);
-      table()[i].name = names[i].c_str();
+      table()[i].declaration = kOpSignatures[i];
+      table()[i].signature = keep_signature(kOpSignatures[i]);
+      table()[i].name = table()[i].signature->name.c_str();
     }
     register_all_ops();
   });
@@ -115,14 +113,17 @@ const char* op_name(OpKind kind) {
 OpKind register_extension_op(const OpDef& def) {
   ensure_registered();
   std::lock_guard<std::mutex> lock(g_extension_mu);
+  const OpSignature* sig = keep_signature(def.declaration);
   for (int i = 0; i < g_num_ops; ++i) {
-    NW_CHECK(std::string(table()[i].name) != def.name, std::logic_error, "op '", def.name,
+    NW_CHECK(table()[i].signature->name != sig->name, std::logic_error, "op '", sig->name,
              "' is already registered");
   }
   NW_CHECK(g_num_ops < kMaxOps, std::logic_error, "op table full (", kMaxOps, " ops)");
   const int k = g_num_ops++;
   table()[k] = def;
   table()[k].kind = static_cast<OpKind>(k);
+  table()[k].signature = sig;
+  table()[k].name = sig->name.c_str();
   return static_cast<OpKind>(k);
 }
 
@@ -173,6 +174,7 @@ bool observe_now() { return t_observer && detail::dispatch_depth() == 1; }
 TensorList dispatch(OpKind kind, const TensorList& inputs, const Attrs& attrs) {
   OpTimer timer(kind);
   const OpDef& def = op_def(kind);
+  check_call(*def.signature, inputs, attrs);
   Device dev = common_device(def, inputs);
   KernelFn kernel = def.kernels[device_slot(dev)];
   if (!kernel) {
@@ -193,6 +195,8 @@ TensorList dispatch(OpKind kind, const TensorList& inputs, const Attrs& attrs) {
 void dispatch_into(OpKind kind, const TensorList& inputs, const Attrs& attrs, TensorList& outputs) {
   OpTimer timer(kind);
   const OpDef& def = op_def(kind);
+  check_call(*def.signature, inputs, attrs);
+  check_output_count(*def.signature, outputs.size());
   const Device dev = common_device(def, inputs);
   KernelFn kernel = def.kernels[device_slot(dev)];
   if (!kernel) throw NotImplementedError(str_cat(def.name, ": no kernel for device ", dev.str()));
@@ -204,6 +208,7 @@ TensorList dispatch_mutating(OpKind kind, const TensorList& inputs, const Attrs&
   OpTimer timer(kind);
   const OpDef& def = op_def(kind);
   NW_CHECK(def.traits & kMutatesInputs, std::logic_error, def.name, " does not update its inputs");
+  check_call(*def.signature, inputs, attrs);
   const Device dev = common_device(def, inputs);
   KernelFn kernel = def.kernels[device_slot(dev)];
   if (!kernel) throw NotImplementedError(str_cat(def.name, ": no kernel for device ", dev.str()));
@@ -226,6 +231,7 @@ Tensor& dispatch_inplace(OpKind kind, Tensor& self, const TensorList& others, co
   inputs.reserve(others.size() + 1);
   inputs.push_back(self);
   for (const Tensor& o : others) inputs.push_back(o);
+  check_call(*def.signature, inputs, attrs);
   std::vector<TensorMeta> metas = def.infer(inputs, attrs);
   NW_CHECK(metas[0].shape == self.shape(), ValueError, def.name, " (in-place): output shape ",
            shape_str(metas[0].shape), " does not match the shape of the tensor written to, ",

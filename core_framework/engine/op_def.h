@@ -7,6 +7,7 @@
 
 #include "core_framework/engine/attrs.h"
 #include "core_framework/engine/op_kind.h"
+#include "core_framework/engine/op_signature.h"
 #include "core_framework/engine/tensor.h"
 
 namespace nodeweave {
@@ -55,7 +56,11 @@ constexpr uint32_t kSaveOutput(int i) { return i < 16 ? 1u << (16 + i) : 0u; }
 
 struct OpDef {
   OpKind kind = OpKind::kNumOps;
+  // How the op is called (op_signature.h): an extension op declares it here; the table parses
+  // it (built-in ops declare theirs in op_kind.h) and sets `signature` and `name` from it.
+  const char* declaration = "";
   const char* name = "";
+  const OpSignature* signature = nullptr;
   uint32_t traits = 0;
   InferFn infer = nullptr;            // null only for kView / kDynamicShape ops
   std::array<KernelFn, 2> kernels{};  // indexed by device: [0] CPU, [1] CUDA
@@ -73,8 +78,8 @@ inline bool input_differentiable(const OpDef& def, size_t i) {
 // The table. Filled once, by register_all_ops(), before the first dispatch.
 const OpDef& op_def(OpKind kind);
 OpDef& mutable_op_def(OpKind kind);
-// Adds an op defined outside the engine (def.kind is ignored; def.name must be unique and outlive
-// the program, e.g. a string literal) and returns its kind. Thread-safe; call once per op.
+// Adds an op defined outside the engine and returns its kind: def.declaration gives its name (unique)
+// and call; def.kind, name and signature are set by the table. Thread-safe; call once per op.
 OpKind register_extension_op(const OpDef& def);
 // Number of ops in the table, built-in and extension.
 int num_registered_ops();

@@ -47,6 +47,29 @@ std::vector<TensorMeta> infer(const TensorList& in, const Attrs& a) {
     NW_CHECK(in[i].numel() == 1 || in[i].shape() == body.shape, ValueError,
              "fused_elementwise: input ", i, " has shape ", shape_str(in[i].shape()), ", expected ",
              shape_str(body.shape), " or one element");
+  // Each step's result dtype is what its op's rule gives for its operands' (a body from a file
+  // could say otherwise, and the step would then write past its block buffer): checked on
+  // one-element stand-ins, which the rules see as they would the blocks.
+  TensorList regs;
+  for (const Tensor& t : in)
+    regs.push_back(t.dim() == 0 ? t : make_view(t, {1}, {0}, t.offset()));
+  for (size_t k = 0; k < body.steps.size(); ++k) {
+    const FusedStep& s = body.steps[k];
+    TensorList args;
+    for (int r : s.args) {
+      NW_CHECK(r >= 0 && r < static_cast<int>(regs.size()), ValueError,
+               "fused_elementwise: step ", k, " reads register ", r, " before it is written");
+      args.push_back(regs[static_cast<size_t>(r)]);
+    }
+    check_call(*op_def(s.op).signature, args, s.attrs);
+    const std::vector<TensorMeta> m = op_def(s.op).infer(args, s.attrs);
+    NW_CHECK(m.size() == 1, ValueError, "fused_elementwise: step ", k, " (", op_def(s.op).name,
+             ") makes ", m.size(), " results");
+    NW_CHECK(m[0].dtype == s.dtype, ValueError, "fused_elementwise: step ", k, " (",
+             op_def(s.op).name, ") computes ", dtype_name(m[0].dtype), " but the body says ",
+             dtype_name(s.dtype));
+    regs.push_back(empty({1}, s.dtype));
+  }
   Device dev;
   for (const Tensor& t : in)
     if (t.numel() != 1 || !t.device().is_cpu()) dev = t.device();
@@ -247,6 +270,14 @@ OpaquePtr decode(const std::vector<int64_t>& ints, const TensorList&) {
           throw ValueError(str_cat("program file: an elementwise body has attribute tag ", tag));
       }
     }
+    try {  // the step's operands and attributes as its op declares them
+      const OpSignature& sig = *op_def(s.op).signature;
+      check_input_count(sig, s.args.size());
+      check_attrs(sig, s.attrs);
+      check_output_count(sig, 1);
+    } catch (const ValueError& e) {
+      throw ValueError(str_cat("program file: an elementwise step: ", e.what()));
+    }
     body->steps.push_back(std::move(s));
   }
   const int64_t total = body->num_inputs + steps;
@@ -280,7 +311,7 @@ std::string FusedBody::describe() const {
 OpKind fused_elementwise_kind() {
   static const OpKind kind = [] {
     OpDef d;
-    d.name = "fused_elementwise";
+    d.declaration = "fused_elementwise(Tensor[] operands, object body) -> Tensor[]";
     d.traits = kElementwise;
     d.infer = infer;
     d.kernels = {kernel, nullptr};  // CPU: the steps call the ops' CPU kernels

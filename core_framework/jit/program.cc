@@ -63,6 +63,17 @@ void Program::verify() const {
     const OpNode& node = nodes[k];
     NW_CHECK(static_cast<int>(node.op) < num_registered_ops(), ValueError, "program: node ", k,
              " has an unknown op");
+    // The op's signature: a node with other operands would make its kernel read past a list.
+    const OpSignature& sig = *op_def(node.op).signature;
+    try {
+      check_input_count(sig, node.inputs.size());
+      for (size_t i = 0; i < node.inputs.size(); ++i)
+        check_input_present(sig, i, node.inputs[i] != kNone);
+      check_attrs(sig, node.attrs);
+      check_output_count(sig, node.outputs.size());
+    } catch (const ValueError& e) {
+      throw ValueError(str_cat("program: node ", k, ": ", e.what()));
+    }
     for (int64_t v : node.inputs) {
       if (v == kNone) continue;
       check_id(v, "a node input");

@@ -102,9 +102,9 @@ void rmsprop_kernel(const TensorList& in, const Attrs& a, TensorList& out) {
   emit(u, out);
 }
 
-OpKind register_update(const char* name, KernelFn kernel) {
+OpKind register_update(const char* declaration, KernelFn kernel) {
   OpDef d;
-  d.name = name;
+  d.declaration = declaration;
   d.traits = kMutatesInputs;
   d.kernels[0] = kernel;  // CPU only, as the fused steps are
   d.differentiable_inputs = 0;
@@ -120,10 +120,19 @@ TensorList join(std::initializer_list<const TensorList*> lists) {
 }  // namespace
 
 const UpdateOpKinds& update_ops() {
-  static const UpdateOpKinds k{register_update("adam_update", adam_kernel),
-                               register_update("sgd_update", sgd_kernel),
-                               register_update("adagrad_update", adagrad_kernel),
-                               register_update("rmsprop_update", rmsprop_kernel)};
+  // Inputs as in update_ops.h: the written lists, the gradients, hyper and counts, as one list.
+  static const UpdateOpKinds k{
+      register_update("adam_update(Tensor[] lists, int n, bool amsgrad, bool maximize, "
+                      "bool decoupled_weight_decay) -> Tensor[]",
+                      adam_kernel),
+      register_update("sgd_update(Tensor[] lists, int n, bool buffers, bool nesterov, "
+                      "bool maximize) -> Tensor[]",
+                      sgd_kernel),
+      register_update("adagrad_update(Tensor[] lists, int n, bool maximize) -> Tensor[]",
+                      adagrad_kernel),
+      register_update("rmsprop_update(Tensor[] lists, int n, bool centered, bool buffers, "
+                      "bool maximize) -> Tensor[]",
+                      rmsprop_kernel)};
   return k;
 }
 

@@ -2,11 +2,13 @@
 // nodeweave._C.jit; nodeweave.core.jit builds the user-facing trace() on them.
 #include "backend/native/op_util.h"
 #include "core_framework/jit/dynamic_sizes.h"
+#include "core_framework/jit/fused_elementwise.h"
 #include "core_framework/jit/executor.h"
 #include "core_framework/jit/ir_text.h"
 #include "core_framework/jit/passes/passes.h"
 #include "core_framework/jit/program_file.h"
 #include "core_framework/jit/tracer.h"
+#include "core_framework/optim/update_ops.h"
 #include "graph_arrays.h"
 #include "py_convert.h"
 
@@ -71,6 +73,18 @@ void bind_jit(pyb::module_& m) {
           [](Program& p, int64_t min_elements) { jit::fuse_elementwise(p, min_elements); },
           pyb::arg("min_elements") = jit::kFuseMinElements,
           "The fuse_elementwise pass alone, with its size threshold (benchmarks sweep it).");
+  m.def(
+      "op_signatures",
+      [] {
+        backend::kinds();     // the graph ops
+        optim::update_ops();  // the optimizer updates
+        jit::fused_elementwise_kind();
+        std::vector<std::string> all;
+        for (int k = 0; k < num_registered_ops(); ++k)
+          all.emplace_back(op_def(static_cast<OpKind>(k)).signature->text);
+        return all;
+      },
+      "Every op of the table, as its signature declares it (docs/jit.md, 'The IR').");
   m.def("pass_names", [] {
     backend::kinds();
     std::vector<std::string> names;

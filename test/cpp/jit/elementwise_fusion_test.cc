@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 
 #include "core_framework/engine/functional.h"
 #include "core_framework/jit/executor.h"
@@ -195,6 +196,43 @@ TEST(ElementwiseFusion, OneElementOperandsPromoteAsInEagerMode) {
   const TensorList want = Executor(plain, false).run(in);
   const TensorList got = Executor(p, true).run(in);
   for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(equal(got[i], want[i])) << "output " << i;
+}
+
+// A body whose step does not fit its op (from a crafted or damaged file) is refused when it is
+// read or run, with a ValueError, never a read past an operand list or a write past a buffer.
+TEST(ElementwiseFusion, AStepThatDoesNotFitItsOpIsRefused) {
+  const std::string text =
+      "program(%0: float32[2048]) {\n"
+      "  %1: float32[2048] = exp(%0)\n"
+      "  %2: float32[2048] = neg(%1)\n"
+      "  return (%2)\n"
+      "}\n";
+  auto with_body = [&](const std::function<void(FusedBody&)>& damage) {
+    Program p = parse(text);
+    fuse_elementwise(p, 1024);
+    auto body = std::make_shared<FusedBody>(p.nodes[0].attrs.opaque<FusedBody>(0));
+    damage(*body);
+    p.nodes[0].attrs.mutable_at(0) = OpaquePtr(body);
+    return p;
+  };
+  Program no_operand = with_body([](FusedBody& b) { b.steps[1].args.clear(); });
+  try {
+    deserialize_program(serialize_program(no_operand));
+    ADD_FAILURE() << "a step without its operand was loaded";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("an elementwise step: neg: takes 1 tensor input (x), got 0"),
+              std::string::npos)
+        << e.what();
+  }
+  Program wrong_dtype = with_body([](FusedBody& b) { b.steps[0].dtype = DType::Float16; });
+  try {
+    Executor(wrong_dtype, true).run({randn({2048})});
+    ADD_FAILURE() << "a step with another dtype than its op computes ran";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("step 0 (exp) computes float32 but the body says float16"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ElementwiseFusion, ACorruptBodyIsAValueError) {

@@ -51,19 +51,31 @@ TEST(IrText, DoublesKeepTheirValueAndTheirKind) {
   const std::string text =
       "program(%0: float64[3]) {\n"
       "  %1: float64[3] = constant [0.1, 1e+300, -inf]\n"
-      "  %2: float64[3] = clamp(%0, %1) {2.0, nan}\n"
-      "  return (%2)\n"
+      "  %2: float64[3] = maximum(%0, %1)\n"
+      "  %3: float64[3] = softplus(%2) {2.0, nan}\n"
+      "  return (%3)\n"
       "}\n";
   EXPECT_EQ(print(parse(text)), text);
 }
 
-TEST(IrText, NoneMarksALeftOutOperand) {
-  const std::string text =
-      "program(%0: float32[2]) {\n"
-      "  %1: float32[2] = add(%0, none)\n"
-      "  return (%1)\n"
-      "}\n";
-  EXPECT_EQ(print(parse(text)), text);
+// The parser holds every node to its op's signature (op_signature.h): a program file whose node
+// has other operands than its op takes is refused, naming the node, the op and the argument.
+TEST(IrText, NodesThatDoNotFitTheirOpsSignatureAreRefused) {
+  auto refused = [](const std::string& node, const std::string& what) {
+    const std::string text = "program(%0: float32[2]) {\n  " + node + "\n  return (%1)\n}\n";
+    try {
+      parse(text);
+      ADD_FAILURE() << node << " was accepted";
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refused("%1: float32[2] = mul(%0)", "node 0: mul: takes 2 tensor inputs (a, b), got 1");
+  refused("%1: float32[2] = add(%0, none)", "add: input 1 (b) is none, which the op does not take");
+  refused("%1: float32[2] = leaky_relu(%0)", "leaky_relu: takes 1 attribute, got 0");
+  refused("%1: float32[2] = leaky_relu(%0) {true}",
+          "attribute 0 (negative_slope) is float, got bool");
+  refused("%1: float32[2], %2: int64[2] = relu(%0)", "relu: makes 1 result, not 2");
 }
 
 TEST(IrText, ARegionLineIsNotTheSuffixOfTheNodeBeforeIt) {
