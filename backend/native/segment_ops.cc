@@ -50,7 +50,8 @@ TensorList backward(const GradCtx& ctx) {
 
 OpDef segment_reduce_def() {
   OpDef d;
-  d.declaration = "segment_reduce(Tensor x, Tensor offsets, int reduce) -> (Tensor out, Tensor arg)";
+  d.declaration =
+      "segment_reduce(Tensor x, Tensor offsets, int reduce) -> (Tensor out, Tensor arg)";
   d.infer = infer;
   d.kernels = {kernel, kernel};
   d.backward = backward;

@@ -139,20 +139,22 @@ OpDef make(const char* declaration, InferFn infer, KernelFn k, BackwardFn bw, ui
 
 constexpr uint32_t kAll4 = 0b1111;
 OpDef gather_mm_def() {
-  return make("gather_mm(Tensor a, Tensor b, Tensor? idx_a, Tensor idx_b) -> Tensor", gather_infer, gather_kernel, gather_bw, kAll4, 0b0011);
+  return make("gather_mm(Tensor a, Tensor b, Tensor? idx_a, Tensor idx_b) -> Tensor", gather_infer,
+              gather_kernel, gather_bw, kAll4, 0b0011);
 }
 OpDef gather_mm_grad_b_def() {
-  return make("gather_mm_grad_b(Tensor a, Tensor grad, Tensor? idx_a, Tensor idx_b, int num_types) -> "
-              "Tensor",
-              gather_grad_b_infer, gather_grad_b_kernel, gather_grad_b_bw,
-              kAll4, 0b0011);
+  return make(
+      "gather_mm_grad_b(Tensor a, Tensor grad, Tensor? idx_a, Tensor idx_b, int num_types) -> "
+      "Tensor",
+      gather_grad_b_infer, gather_grad_b_kernel, gather_grad_b_bw, kAll4, 0b0011);
 }
 OpDef segment_mm_def() {
-  return make("segment_mm(Tensor a, Tensor b, int[] seglen) -> Tensor", segment_infer, segment_kernel, segment_bw, 0b11, 0b11);
+  return make("segment_mm(Tensor a, Tensor b, int[] seglen) -> Tensor", segment_infer,
+              segment_kernel, segment_bw, 0b11, 0b11);
 }
 OpDef segment_mm_grad_b_def() {
-  return make("segment_mm_grad_b(Tensor a, Tensor grad, int[] seglen) -> Tensor", segment_grad_b_infer, segment_grad_b_kernel, segment_grad_b_bw,
-              0b11, 0b11);
+  return make("segment_mm_grad_b(Tensor a, Tensor grad, int[] seglen) -> Tensor",
+              segment_grad_b_infer, segment_grad_b_kernel, segment_grad_b_bw, 0b11, 0b11);
 }
 
 Tensor gather_mm(const Tensor& a, const Tensor& b, const Tensor& idx_a, const Tensor& idx_b) {

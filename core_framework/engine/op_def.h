@@ -78,8 +78,9 @@ inline bool input_differentiable(const OpDef& def, size_t i) {
 // The table. Filled once, by register_all_ops(), before the first dispatch.
 const OpDef& op_def(OpKind kind);
 OpDef& mutable_op_def(OpKind kind);
-// Adds an op defined outside the engine and returns its kind: def.declaration gives its name (unique)
-// and call; def.kind, name and signature are set by the table. Thread-safe; call once per op.
+// Adds an op defined outside the engine and returns its kind: def.declaration gives its name
+// (unique) and call; def.kind, name and signature are set by the table. Thread-safe; call once per
+// op.
 OpKind register_extension_op(const OpDef& def);
 // Number of ops in the table, built-in and extension.
 int num_registered_ops();

@@ -43,23 +43,35 @@ bool attr_type(const std::string& word, bool list, AttrType& out) {
     out = AttrType::kInts;
     return true;
   }
-  if (word == "int") out = AttrType::kInt;
-  else if (word == "float") out = AttrType::kFloat;
-  else if (word == "bool") out = AttrType::kBool;
-  else if (word == "dtype") out = AttrType::kDType;
-  else if (word == "object") out = AttrType::kObject;
-  else return false;
+  if (word == "int")
+    out = AttrType::kInt;
+  else if (word == "float")
+    out = AttrType::kFloat;
+  else if (word == "bool")
+    out = AttrType::kBool;
+  else if (word == "dtype")
+    out = AttrType::kDType;
+  else if (word == "object")
+    out = AttrType::kObject;
+  else
+    return false;
   return true;
 }
 
 bool holds(const AttrValue& v, AttrType t) {
   switch (t) {
-    case AttrType::kInt: return std::holds_alternative<int64_t>(v);
-    case AttrType::kFloat: return std::holds_alternative<double>(v);
-    case AttrType::kBool: return std::holds_alternative<bool>(v);
-    case AttrType::kInts: return std::holds_alternative<IntList>(v);
-    case AttrType::kDType: return std::holds_alternative<DType>(v);
-    case AttrType::kObject: return std::holds_alternative<OpaquePtr>(v);
+    case AttrType::kInt:
+      return std::holds_alternative<int64_t>(v);
+    case AttrType::kFloat:
+      return std::holds_alternative<double>(v);
+    case AttrType::kBool:
+      return std::holds_alternative<bool>(v);
+    case AttrType::kInts:
+      return std::holds_alternative<IntList>(v);
+    case AttrType::kDType:
+      return std::holds_alternative<DType>(v);
+    case AttrType::kObject:
+      return std::holds_alternative<OpaquePtr>(v);
   }
   return false;
 }
@@ -97,8 +109,10 @@ OpSignature parse_op_signature(const std::string& text) {
       if (!sig.attrs.empty()) c.fail("tensor inputs come before attributes");
       if (sig.variadic) c.fail("Tensor[] is the last input");
       OpSignature::Input in;
-      if (c.eat("?")) in.optional = true;
-      else if (c.eat("[]")) sig.variadic = true;
+      if (c.eat("?"))
+        in.optional = true;
+      else if (c.eat("[]"))
+        sig.variadic = true;
       in.name = c.word();
       sig.inputs.push_back(in);
       continue;
@@ -119,8 +133,10 @@ OpSignature parse_op_signature(const std::string& text) {
     }
   } else {
     if (c.word() != "Tensor") c.fail("results are tensors");
-    if (c.eat("[]")) sig.variadic_outputs = true;
-    else sig.outputs.push_back("out");
+    if (c.eat("[]"))
+      sig.variadic_outputs = true;
+    else
+      sig.outputs.push_back("out");
   }
   c.skip();
   if (c.pos != text.size()) c.fail("trailing text");
@@ -142,8 +158,8 @@ void check_input_present(const OpSignature& s, size_t i, bool present) {
 }
 
 void check_attrs(const OpSignature& s, const Attrs& a) {
-  NW_CHECK(a.size() == s.attrs.size(), ValueError, s.name, ": takes ", s.attrs.size(),
-           " attribute", s.attrs.size() == 1 ? "" : "s", ", got ", a.size(), "; the op is ", s.text);
+  NW_CHECK(a.size() == s.attrs.size(), ValueError, s.name, ": takes ", s.attrs.size(), " attribute",
+           s.attrs.size() == 1 ? "" : "s", ", got ", a.size(), "; the op is ", s.text);
   for (size_t i = 0; i < a.size(); ++i)
     NW_CHECK(holds(a[i], s.attrs[i].type), ValueError, s.name, ": attribute ", i, " (",
              s.attrs[i].name, ") is ", attr_type_name(s.attrs[i].type), ", got ", value_kind(a[i]),

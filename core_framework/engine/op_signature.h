@@ -2,8 +2,8 @@
 // its results, written as text and parsed once when the op is registered:
 //
 //   sum(Tensor x, int[] dims, bool keepdim, dtype dtype) -> Tensor
-//   gspmm(Tensor? lhs, Tensor? rhs, object graph, int op, int reduce) -> (Tensor out, Tensor arg_lhs, Tensor arg_rhs)
-//   cat(Tensor[] xs, int dim) -> Tensor
+//   gspmm(Tensor? lhs, Tensor? rhs, object graph, int op, int reduce) -> (Tensor out, Tensor
+//   arg_lhs, Tensor arg_rhs) cat(Tensor[] xs, int dim) -> Tensor
 //
 // Tensors come first, then attributes (an op call keeps the two in separate lists). Types:
 // `Tensor`, `Tensor?` (may be none), `Tensor[]` (the rest of the inputs, any number); attributes

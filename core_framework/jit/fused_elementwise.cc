@@ -51,14 +51,13 @@ std::vector<TensorMeta> infer(const TensorList& in, const Attrs& a) {
   // could say otherwise, and the step would then write past its block buffer): checked on
   // one-element stand-ins, which the rules see as they would the blocks.
   TensorList regs;
-  for (const Tensor& t : in)
-    regs.push_back(t.dim() == 0 ? t : make_view(t, {1}, {0}, t.offset()));
+  for (const Tensor& t : in) regs.push_back(t.dim() == 0 ? t : make_view(t, {1}, {0}, t.offset()));
   for (size_t k = 0; k < body.steps.size(); ++k) {
     const FusedStep& s = body.steps[k];
     TensorList args;
     for (int r : s.args) {
-      NW_CHECK(r >= 0 && r < static_cast<int>(regs.size()), ValueError,
-               "fused_elementwise: step ", k, " reads register ", r, " before it is written");
+      NW_CHECK(r >= 0 && r < static_cast<int>(regs.size()), ValueError, "fused_elementwise: step ",
+               k, " reads register ", r, " before it is written");
       args.push_back(regs[static_cast<size_t>(r)]);
     }
     check_call(*op_def(s.op).signature, args, s.attrs);

@@ -208,11 +208,11 @@ void Tracer::on_grad_write(const Tensor& variable, const Tensor& previous, bool 
     keep_.push_back(variable);
   }
   if (accumulate && previous.defined() && !ids_.count(previous.impl()))
-    throw TracingError(str_cat(
-        "jit: backward() adds to the .grad a leaf tensor (", dtype_name(variable.dtype()),
-        shape_str(variable.shape()),
-        ") had before the trace, which a replay would add to again at every run; clear the "
-        "gradients first (opt.zero_grad(), inside the traced step or before calling it)"));
+    throw TracingError(
+        str_cat("jit: backward() adds to the .grad a leaf tensor (", dtype_name(variable.dtype()),
+                shape_str(variable.shape()),
+                ") had before the trace, which a replay would add to again at every run; clear the "
+                "gradients first (opt.zero_grad(), inside the traced step or before calling it)"));
 }
 
 void Tracer::capture_state(const Tensor& t) {

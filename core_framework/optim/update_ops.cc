@@ -41,9 +41,9 @@ Unpacked unpack(const char* op, const TensorList& in, int64_t n, size_t lists, i
                  t.device().is_cpu(),
              ValueError, op, ": ", name, " must be a CPU ", dtype_name(dtype), " vector of ", len,
              ", got ",
-             t.defined() ? str_cat(dtype_name(t.dtype()), shape_str(t.shape()), " on ",
-                                   t.device().str())
-                         : std::string("none"));
+             t.defined()
+                 ? str_cat(dtype_name(t.dtype()), shape_str(t.shape()), " on ", t.device().str())
+                 : std::string("none"));
     return contiguous(t);
   };
   const Tensor h = numbers("hyper", DType::Float64, num_hyper);
@@ -62,10 +62,10 @@ void emit(const Unpacked& u, TensorList& outputs) {
 void adam_kernel(const TensorList& in, const Attrs& a, TensorList& out) {
   const bool amsgrad = a.b(1);
   const Unpacked u = unpack("adam_update", in, a.i(0), amsgrad ? 4 : 3, 5, true);
-  const AdamOptions o{u.hyper[0], u.hyper[1], u.hyper[2], u.hyper[3], u.hyper[4],
-                      amsgrad,    a.b(2),     a.b(3)};
-  adam_step(u.written[0], u.grads, u.written[1], u.written[2], amsgrad ? u.written[3] : TensorList{},
-            u.counts, o);
+  const AdamOptions o{u.hyper[0], u.hyper[1], u.hyper[2], u.hyper[3],
+                      u.hyper[4], amsgrad,    a.b(2),     a.b(3)};
+  adam_step(u.written[0], u.grads, u.written[1], u.written[2],
+            amsgrad ? u.written[3] : TensorList{}, u.counts, o);
   emit(u, out);
 }
 
@@ -95,8 +95,8 @@ void rmsprop_kernel(const TensorList& in, const Attrs& a, TensorList& out) {
   const Unpacked u = unpack("rmsprop_update", in, a.i(0), lists, 5, false);
   NW_CHECK(buffers == (u.hyper[4] > 0), ValueError,
            "rmsprop_update: momentum buffers are given exactly when the momentum is > 0");
-  const RmspropOptions o{u.hyper[0], u.hyper[1], u.hyper[2], u.hyper[3], u.hyper[4], centered,
-                         a.b(3)};
+  const RmspropOptions o{u.hyper[0], u.hyper[1], u.hyper[2], u.hyper[3],
+                         u.hyper[4], centered,   a.b(3)};
   rmsprop_step(u.written[0], u.grads, u.written[1], centered ? u.written[2] : TensorList{},
                buffers ? u.written[lists - 1] : TensorList{}, o);
   emit(u, out);
@@ -165,9 +165,8 @@ void sgd_update(const TensorList& params, const TensorList& momentum_buffers,
   dispatch_mutating(update_ops().sgd, in, Attrs{n, !momentum_buffers.empty(), nesterov, maximize});
 }
 
-void adagrad_update(const TensorList& params, const TensorList& state_sums,
-                    const TensorList& grads, const Tensor& hyper, const Tensor& steps,
-                    bool maximize) {
+void adagrad_update(const TensorList& params, const TensorList& state_sums, const TensorList& grads,
+                    const Tensor& hyper, const Tensor& steps, bool maximize) {
   detail::check_count("adagrad_update", "state_sums", state_sums.size(), params.size());
   detail::check_count("adagrad_update", "grads", grads.size(), params.size());
   TensorList in = join({&params, &state_sums, &grads});

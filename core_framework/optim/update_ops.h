@@ -3,8 +3,8 @@
 // step as one node per parameter group, and a replay runs it with no Python.
 //
 // What changes from step to step is a tensor, so one recorded update serves every later step:
-// `hyper` (float64, 1-D) holds the group's numbers (learning rate, betas, ...), which a scheduler may
-// change, and `counts` (int64, one per parameter) the step counts (SGD: whether each momentum
+// `hyper` (float64, 1-D) holds the group's numbers (learning rate, betas, ...), which a scheduler
+// may change, and `counts` (int64, one per parameter) the step counts (SGD: whether each momentum
 // buffer is new this step). Flags that select the arithmetic (amsgrad, nesterov, ...) are
 // attributes. Each op's inputs are its written lists, then the gradients, then hyper and counts:
 //
@@ -41,9 +41,8 @@ void adam_update(const TensorList& params, const TensorList& exp_avgs,
 void sgd_update(const TensorList& params, const TensorList& momentum_buffers,
                 const TensorList& grads, const Tensor& hyper, const Tensor& fresh, bool nesterov,
                 bool maximize);
-void adagrad_update(const TensorList& params, const TensorList& state_sums,
-                    const TensorList& grads, const Tensor& hyper, const Tensor& steps,
-                    bool maximize);
+void adagrad_update(const TensorList& params, const TensorList& state_sums, const TensorList& grads,
+                    const Tensor& hyper, const Tensor& steps, bool maximize);
 void rmsprop_update(const TensorList& params, const TensorList& square_avgs,
                     const TensorList& grad_avgs, const TensorList& momentum_buffers,
                     const TensorList& grads, const Tensor& hyper, bool maximize);

@@ -2,8 +2,8 @@
 // nodeweave._C.jit; nodeweave.core.jit builds the user-facing trace() on them.
 #include "backend/native/op_util.h"
 #include "core_framework/jit/dynamic_sizes.h"
-#include "core_framework/jit/fused_elementwise.h"
 #include "core_framework/jit/executor.h"
+#include "core_framework/jit/fused_elementwise.h"
 #include "core_framework/jit/ir_text.h"
 #include "core_framework/jit/passes/passes.h"
 #include "core_framework/jit/program_file.h"

@@ -21,8 +21,8 @@ void bind_optim(pyb::module_& m) {
   m.def("_adam_update", &optim::adam_update, arg("params"), arg("exp_avgs"), arg("exp_avg_sqs"),
         arg("max_exp_avg_sqs"), arg("grads"), arg("hyper"), arg("steps"), arg("amsgrad"),
         arg("maximize"), arg("decoupled_weight_decay"), Release());
-  m.def("_adagrad_update", &optim::adagrad_update, arg("params"), arg("state_sums"),
-        arg("grads"), arg("hyper"), arg("steps"), arg("maximize"), Release());
+  m.def("_adagrad_update", &optim::adagrad_update, arg("params"), arg("state_sums"), arg("grads"),
+        arg("hyper"), arg("steps"), arg("maximize"), Release());
   m.def("_rmsprop_update", &optim::rmsprop_update, arg("params"), arg("square_avgs"),
         arg("grad_avgs"), arg("momentum_buffers"), arg("grads"), arg("hyper"), arg("maximize"),
         Release());
@@ -35,7 +35,8 @@ void bind_optim(pyb::module_& m) {
         NW_CHECK(t.defined() && t.device().is_cpu() && t.dim() == 1 && t.is_contiguous() &&
                      t.numel() == static_cast<int64_t>(values.size()) &&
                      (t.dtype() == DType::Float64 || t.dtype() == DType::Int64),
-                 ValueError, "_write_numbers: expected a contiguous CPU float64 or int64 vector of ",
+                 ValueError,
+                 "_write_numbers: expected a contiguous CPU float64 or int64 vector of ",
                  values.size(), ", got ", dtype_name(t.dtype()), shape_str(t.shape()));
         for (size_t i = 0; i < values.size(); ++i) {
           if (t.dtype() == DType::Float64)

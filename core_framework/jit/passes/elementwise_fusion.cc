@@ -112,7 +112,8 @@ void fuse_elementwise(Program& p, int64_t min_elements) {
     for (size_t m = 0; m < members.size(); ++m)
       for (int64_t v : p.nodes[members[m]].inputs) {
         bool made_here = false;
-        for (size_t i = 0; i < m && !made_here; ++i) made_here = p.nodes[members[i]].outputs[0] == v;
+        for (size_t i = 0; i < m && !made_here; ++i)
+          made_here = p.nodes[members[i]].outputs[0] == v;
         if (!made_here && reg_of(v) == static_cast<int>(reg_value.size())) {
           reg_value.push_back(v);
           fused.inputs.push_back(v);

@@ -31,9 +31,10 @@ TEST(OpSignature, ParsesInputsAttributesAndResults) {
 }
 
 TEST(OpSignature, MalformedDeclarationsAreProgrammingErrors) {
-  for (const char* bad : {"f(Tensor x", "f(int n, Tensor x) -> Tensor", "f(Tensor[] a, Tensor b) -> Tensor",
-                          "f(string s) -> Tensor", "f(Tensor x) -> int", "f(Tensor x) -> Tensor junk",
-                          "(Tensor x) -> Tensor"})
+  for (const char* bad :
+       {"f(Tensor x", "f(int n, Tensor x) -> Tensor", "f(Tensor[] a, Tensor b) -> Tensor",
+        "f(string s) -> Tensor", "f(Tensor x) -> int", "f(Tensor x) -> Tensor junk",
+        "(Tensor x) -> Tensor"})
     EXPECT_THROW(parse_op_signature(bad), std::logic_error) << bad;
 }
 
@@ -60,7 +61,7 @@ TEST(OpSignature, TheDispatcherChecksEveryCall) {
                  "Tensor");
   }
   EXPECT_THROW(dispatch(OpKind::Mul, {x, Tensor()}), ValueError);
-  EXPECT_THROW(dispatch(OpKind::LeakyRelu, {x}, {int64_t{1}}), ValueError);  // float expected
+  EXPECT_THROW(dispatch(OpKind::LeakyRelu, {x}, {int64_t{1}}), ValueError);   // float expected
   EXPECT_THROW(dispatch(OpKind::Sum, {x}, {IntList{0}, false}), ValueError);  // dtype missing
   EXPECT_EQ(dispatch(OpKind::LeakyRelu, {x}, {0.5})[0].shape(), Shape{3});
 }

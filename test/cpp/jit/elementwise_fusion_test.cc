@@ -19,8 +19,8 @@ namespace {
 bool equal(const Tensor& a, const Tensor& b) {
   if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
   const Tensor ca = contiguous(a), cb = contiguous(b);
-  return std::memcmp(ca.data_ptr(), cb.data_ptr(), static_cast<size_t>(ca.numel()) * ca.itemsize()) ==
-         0;
+  return std::memcmp(ca.data_ptr(), cb.data_ptr(),
+                     static_cast<size_t>(ca.numel()) * ca.itemsize()) == 0;
 }
 
 std::string fused(const std::string& text) {
@@ -93,8 +93,8 @@ TEST(ElementwiseFusion, IndependentNodesBetweenMoveAhead) {
 
 TEST(ElementwiseFusion, TheDefaultLeavesTensorsThatFitTheCachesAlone) {
   auto chain = [](int64_t n) {
-    return str_cat("program(%0: float32[", n, "]) {\n  %1: float32[", n, "] = exp(%0)\n  %2: float32[",
-                   n, "] = neg(%1)\n  return (%2)\n}\n");
+    return str_cat("program(%0: float32[", n, "]) {\n  %1: float32[", n,
+                   "] = exp(%0)\n  %2: float32[", n, "] = neg(%1)\n  return (%2)\n}\n");
   };
   Program small = parse(chain(kFuseMinElements - 1)), large = parse(chain(kFuseMinElements));
   fuse_elementwise(small);
@@ -145,17 +145,13 @@ TEST(ElementwiseFusion, SmallTensorsAndUnrelatedNeighboursStayApart) {
 // with any thread count; a saved program with it loads and runs.
 TEST(ElementwiseFusion, EqualsTheUnfusedOpsAndSavesAndLoads) {
   for (int64_t n : {int64_t{1024}, kBlockElements - 1, kBlockElements + 7, 5 * kBlockElements}) {
-    const std::string text = str_cat(
-        "program(%0: float32[", n, "], %1: float32[", n, "]) {\n",
-        "  %2: float64[] = scalar 0.25\n",
-        "  %3: float32[", n, "] = mul(%0, %1)\n",
-        "  %4: float32[", n, "] = sub(%3, %2)\n",
-        "  %5: bool[", n, "] = gt(%4, %2)\n",
-        "  %6: float32[", n, "] = where(%5, %4, %0)\n",
-        "  %7: float32[", n, "] = leaky_relu(%6) {0.1}\n",
-        "  %8: float32[", n, "] = tanh(%7)\n",
-        "  return (%8, %5)\n",
-        "}\n");
+    const std::string text =
+        str_cat("program(%0: float32[", n, "], %1: float32[", n, "]) {\n",
+                "  %2: float64[] = scalar 0.25\n", "  %3: float32[", n, "] = mul(%0, %1)\n",
+                "  %4: float32[", n, "] = sub(%3, %2)\n", "  %5: bool[", n, "] = gt(%4, %2)\n",
+                "  %6: float32[", n, "] = where(%5, %4, %0)\n", "  %7: float32[", n,
+                "] = leaky_relu(%6) {0.1}\n", "  %8: float32[", n, "] = tanh(%7)\n",
+                "  return (%8, %5)\n", "}\n");
     Program plain = parse(text);
     Program p = parse(text);
     fuse_elementwise(p, 1024);
@@ -220,8 +216,9 @@ TEST(ElementwiseFusion, AStepThatDoesNotFitItsOpIsRefused) {
     deserialize_program(serialize_program(no_operand));
     ADD_FAILURE() << "a step without its operand was loaded";
   } catch (const ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find("an elementwise step: neg: takes 1 tensor input (x), got 0"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("an elementwise step: neg: takes 1 tensor input (x), got 0"),
+        std::string::npos)
         << e.what();
   }
   Program wrong_dtype = with_body([](FusedBody& b) { b.steps[0].dtype = DType::Float16; });
