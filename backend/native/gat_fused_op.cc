@@ -75,7 +75,7 @@ OpDef gat_aggregate_def() {
   OpDef d;
   d.declaration =
       "gat_aggregate(Tensor el, Tensor er, Tensor feat, object graph, float negative_slope, "
-      "float attn_drop) -> (Tensor out, Tensor attention, Tensor seed)";
+      "float attn_drop) -> (Tensor out, Tensor stats, Tensor seed)";
   d.traits = kRandom;  // draws the dropout seed: never folded, merged or dropped
   d.infer = infer;
   d.kernels = {kernel, kernel};  // the CUDA entry raises: no CUDA kernel yet
@@ -89,7 +89,7 @@ OpDef gat_aggregate_def() {
 OpDef gat_aggregate_backward_def() {
   OpDef d;
   d.declaration =
-      "gat_aggregate_backward(Tensor el, Tensor er, Tensor feat, Tensor out, Tensor attention, "
+      "gat_aggregate_backward(Tensor el, Tensor er, Tensor feat, Tensor out, Tensor stats, "
       "Tensor seed, Tensor grad, object graph, float negative_slope, float attn_drop) -> "
       "(Tensor grad_el, Tensor grad_er, Tensor grad_feat)";
   d.infer = infer_backward;

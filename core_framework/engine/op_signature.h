@@ -2,8 +2,9 @@
 // its results, written as text and parsed once when the op is registered:
 //
 //   sum(Tensor x, int[] dims, bool keepdim, dtype dtype) -> Tensor
-//   gspmm(Tensor? lhs, Tensor? rhs, object graph, int op, int reduce) -> (Tensor out, Tensor
-//   arg_lhs, Tensor arg_rhs) cat(Tensor[] xs, int dim) -> Tensor
+//   gather_mm(Tensor a, Tensor b, Tensor? idx_a, Tensor idx_b) -> Tensor
+//   segment_reduce(Tensor x, Tensor offsets, int reduce) -> (Tensor out, Tensor arg)
+//   cat(Tensor[] xs, int dim) -> Tensor
 //
 // Tensors come first, then attributes (an op call keeps the two in separate lists). Types:
 // `Tensor`, `Tensor?` (may be none), `Tensor[]` (the rest of the inputs, any number); attributes

@@ -31,9 +31,9 @@ std::string attr_text(const AttrValue& a) {
 }
 
 // A block of `len` elements of t from element `begin` (t contiguous). A one-element operand is
-// broadcast to every block: 0-d stays 0-d, and one with dimensions becomes a stride-0 vector,
-// because type promotion tells the two apart (float32 x float64[1] is float64, float32 x a 0-d
-// float64 stays float32), so the step computes in the dtype its traced result has.
+// broadcast to every block: 0-d stays 0-d (the same tensor, so a wrapped Python number keeps its
+// weak type promotion: float32 x 0.5 stays float32), and one with dimensions becomes a stride-0
+// vector, so each step computes in the dtype its traced result has.
 Tensor block_of(const Tensor& t, int64_t begin, int64_t len) {
   if (t.numel() == 1) return t.dim() == 0 ? t : make_view(t, {len}, {0}, t.offset());
   return make_view(t, {len}, {1}, t.offset() + begin);
@@ -119,8 +119,8 @@ void kernel(const TensorList& in, const Attrs& a, TensorList& out) {
         // that and the kernels' set-up are what a block costs besides the arithmetic).
         const int64_t first_len = std::min(kBlockElements, n);
         auto moving_view = [&](const Tensor& t) {
-          return t.numel() == 1 && n != 1 ? block_of(t, 0, first_len)
-                                          : make_view(t, {first_len}, {1}, t.offset());
+          return t.numel() == 1 ? block_of(t, 0, first_len)  // a body of one element too
+                                : make_view(t, {first_len}, {1}, t.offset());
         };
         TensorList scratch(slot_dtype.size());
         for (size_t sl = 0; sl < slot_dtype.size(); ++sl)

@@ -35,3 +35,11 @@ def test_a_program_whose_node_does_not_fit_its_op_is_refused(node, message):
     text = f"program(%0: float32[2]) {{\n  {node}\n  return (%1)\n}}\n"
     with pytest.raises(nwerr.ValueError, match=message):
         nc.jit.Program.parse(text)
+
+
+def test_none_marks_an_absent_optional_operand_and_round_trips():
+    text = ("program(%0: float32[4, 3], %1: float32[2, 3, 5], %2: int64[4]) {\n"
+            "  %3: float32[4, 5] = gather_mm(%0, %1, none, %2)\n"
+            "  return (%3)\n"
+            "}\n")
+    assert str(nc.jit.Program.parse(text)) == text

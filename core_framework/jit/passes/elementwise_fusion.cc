@@ -55,7 +55,9 @@ void fuse_elementwise(Program& p, int64_t min_elements) {
       if (v != kNone) last_reader[static_cast<size_t>(v)] = static_cast<int64_t>(k);
   std::vector<bool> external(p.values.size(), false);
   for (int64_t v : p.outputs) external[static_cast<size_t>(v)] = true;
-  for (const Guard& g : p.guards) external[static_cast<size_t>(g.value)] = true;
+  std::vector<bool> guarded(p.values.size(), false);
+  for (const Guard& g : p.guards)
+    external[static_cast<size_t>(g.value)] = guarded[static_cast<size_t>(g.value)] = true;
 
   std::vector<OpNode> nodes;
   size_t k = 0;
@@ -72,7 +74,10 @@ void fuse_elementwise(Program& p, int64_t min_elements) {
     std::vector<bool> made(p.values.size(), false);  // by the run
     made[static_cast<size_t>(p.nodes[k].outputs[0])] = true;
     touched.push_back(p.nodes[k].outputs[0]);
-    for (size_t j = k + 1, skipped = 0; j < p.nodes.size() && skipped < kLookahead; ++j) {
+    // (A guarded first node ends the run at once: see below.)
+    const bool first_guarded = guarded[static_cast<size_t>(p.nodes[k].outputs[0])];
+    for (size_t j = k + 1, skipped = 0;
+         !first_guarded && j < p.nodes.size() && skipped < kLookahead; ++j) {
       const OpNode& n = p.nodes[j];
       const bool reads_run = std::any_of(n.inputs.begin(), n.inputs.end(), [&](int64_t v) {
         return v != kNone && made[static_cast<size_t>(v)];
@@ -87,6 +92,9 @@ void fuse_elementwise(Program& p, int64_t min_elements) {
         touched.push_back(n.outputs[0]);
         made[static_cast<size_t>(n.outputs[0])] = true;
         skipped = 0;
+        // A guard on it is checked after the fused node: nothing may move ahead of that check,
+        // or a failing guard would find a random draw or an error of a later node done already.
+        if (guarded[static_cast<size_t>(n.outputs[0])]) break;
         continue;
       }
       if (reads_run || !movable(n)) break;

@@ -232,6 +232,39 @@ TEST(ElementwiseFusion, AStepThatDoesNotFitItsOpIsRefused) {
   }
 }
 
+// A body of one element (a dynamic program's smallest instance) reads a wrapped Python number as
+// a scalar too: float32[1] * 0.5 stays float32, as unfused.
+TEST(ElementwiseFusion, AOneElementBodyKeepsWeakScalars) {
+  const std::string text =
+      "program(%0: float32[1]) {\n"
+      "  %1: float64[] = scalar 0.5\n"
+      "  %2: float32[1] = mul(%0, %1)\n"
+      "  %3: float32[1] = add(%2, %0)\n"
+      "  return (%3)\n"
+      "}\n";
+  Program plain = parse(text);
+  Program p = parse(text);
+  fuse_elementwise(p, 1);
+  ASSERT_EQ(p.nodes.size(), 1u) << print(p);
+  const Tensor x = randn({1});
+  EXPECT_TRUE(equal(Executor(p, true).run({x})[0], Executor(plain, false).run({x})[0]));
+}
+
+TEST(ElementwiseFusion, NothingMovesAheadOfAGuardedValue) {
+  // The guard on %1 is checked after the fused node: the random draw between may not move there.
+  const std::string text =
+      "program(%0: float32[64, 32]) {\n"
+      "  %1: float32[64, 32] = exp(%0)\n"
+      "  %2: float32[64, 32] = bernoulli_mask(%0) {0.5}\n"
+      "  %3: float32[64, 32] = mul(%1, %2)\n"
+      "  guard %1 == #0\n"
+      "  return (%3)\n"
+      "}\n";
+  Program p = parse(text);
+  fuse_elementwise(p, 1024);
+  EXPECT_EQ(p.nodes.size(), 3u) << print(p);
+}
+
 TEST(ElementwiseFusion, ACorruptBodyIsAValueError) {
   Program p = parse(
       "program(%0: float32[2048]) {\n"
