@@ -1,6 +1,8 @@
 #include "core_framework/engine/op_signature.h"
 
 #include <cctype>
+#include <type_traits>
+#include <variant>
 
 #include "core_framework/runtime/error.h"
 
@@ -38,48 +40,24 @@ struct Cursor {
 };
 
 bool attr_type(const std::string& word, bool list, AttrType& out) {
-  if (list) {
-    if (word != "int") return false;
-    out = AttrType::kInts;
-    return true;
-  }
-  if (word == "int")
-    out = AttrType::kInt;
-  else if (word == "float")
-    out = AttrType::kFloat;
-  else if (word == "bool")
-    out = AttrType::kBool;
-  else if (word == "dtype")
-    out = AttrType::kDType;
-  else if (word == "object")
-    out = AttrType::kObject;
-  else
-    return false;
-  return true;
-}
-
-bool holds(const AttrValue& v, AttrType t) {
-  switch (t) {
-    case AttrType::kInt:
-      return std::holds_alternative<int64_t>(v);
-    case AttrType::kFloat:
-      return std::holds_alternative<double>(v);
-    case AttrType::kBool:
-      return std::holds_alternative<bool>(v);
-    case AttrType::kInts:
-      return std::holds_alternative<IntList>(v);
-    case AttrType::kDType:
-      return std::holds_alternative<DType>(v);
-    case AttrType::kObject:
-      return std::holds_alternative<OpaquePtr>(v);
-  }
+  const std::string spelled = list ? word + "[]" : word;
+  for (int t = 0; t <= static_cast<int>(AttrType::kObject); ++t)
+    if (spelled == attr_type_name(static_cast<AttrType>(t))) {
+      out = static_cast<AttrType>(t);
+      return true;
+    }
   return false;
 }
 
-const char* value_kind(const AttrValue& v) {
-  static const char* const names[] = {"int", "float", "bool", "int[]", "dtype", "object"};
-  return names[v.index()];
-}
+// AttrType lists the kinds in AttrValue's order, so a value's kind is its variant index.
+static_assert(std::variant_size_v<AttrValue> == static_cast<size_t>(AttrType::kObject) + 1);
+static_assert(
+    std::is_same_v<std::variant_alternative_t<static_cast<size_t>(AttrType::kInts), AttrValue>,
+                   IntList>);
+static_assert(
+    std::is_same_v<std::variant_alternative_t<static_cast<size_t>(AttrType::kObject), AttrValue>,
+                   OpaquePtr>);
+AttrType kind_of(const AttrValue& v) { return static_cast<AttrType>(v.index()); }
 
 std::string inputs_text(const OpSignature& s) {
   std::string t;
@@ -161,9 +139,9 @@ void check_attrs(const OpSignature& s, const Attrs& a) {
   NW_CHECK(a.size() == s.attrs.size(), ValueError, s.name, ": takes ", s.attrs.size(), " attribute",
            s.attrs.size() == 1 ? "" : "s", ", got ", a.size(), "; the op is ", s.text);
   for (size_t i = 0; i < a.size(); ++i)
-    NW_CHECK(holds(a[i], s.attrs[i].type), ValueError, s.name, ": attribute ", i, " (",
-             s.attrs[i].name, ") is ", attr_type_name(s.attrs[i].type), ", got ", value_kind(a[i]),
-             "; the op is ", s.text);
+    NW_CHECK(kind_of(a[i]) == s.attrs[i].type, ValueError, s.name, ": attribute ", i, " (",
+             s.attrs[i].name, ") is ", attr_type_name(s.attrs[i].type), ", got ",
+             attr_type_name(kind_of(a[i])), "; the op is ", s.text);
 }
 
 void check_output_count(const OpSignature& s, size_t n) {

@@ -6,8 +6,6 @@ from typing import Any, Dict, List
 
 from nodeweave import _C
 from nodeweave._C import Tensor
-from nodeweave import errors as nwerr
-from nodeweave.core.nn import _row_sparse
 from nodeweave.core.optim.optimizer import Optimizer, ParamsT, Update, state_like, check_number, step_count
 
 
@@ -57,20 +55,13 @@ class Adagrad(Optimizer):
             state["sum"] = state_like(p, group["initial_accumulator_value"])
 
     def _update_group(self, group: Dict[str, Any]) -> None:
-        dense = []
-        for p in self._with_grad(group):
-            sparse = _row_sparse.rows(p) if group["weight_decay"] == 0 else None
-            if sparse is None:
-                dense.append(p)
-                continue
-            if _C._jit.tracing():
-                raise nwerr.TracingError("jit: Adagrad's row-sparse update (Embedding(sparse=True)) cannot be "
-                                         "traced yet; step the optimizer outside the traced function")
+        dense, sparse = self._split_row_sparse(group, group["weight_decay"] == 0)
+        for p, (rows, values) in sparse:
             self._init_state(p, group)
             state = self.state[p]
             state["step"] = step_count(state) + 1
             clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
-            _C._adagrad_sparse_step(p, state["sum"], sparse[0], sparse[1], clr, group["eps"], group["maximize"])
+            _C._adagrad_sparse_step(p, state["sum"], rows, values, clr, group["eps"], group["maximize"])
         if dense:
             self._apply(group, dense)
 

@@ -27,6 +27,7 @@ from nodeweave import _C
 from nodeweave._C import Tensor
 from nodeweave.core.nn import _row_sparse
 from nodeweave import errors as nwerr
+from nodeweave.core.nn import _row_sparse
 
 ParamsT = Union[Iterable[Tensor], Iterable[Dict[str, Any]]]
 
@@ -315,6 +316,22 @@ class Optimizer:
     # ---- helpers for subclasses ----
     def _with_grad(self, group: Dict[str, Any]) -> List[Tensor]:
         return [p for p in group["params"] if p.grad is not None]
+
+    def _split_row_sparse(self, group: Dict[str, Any], sparse_ok: bool) -> tuple:
+        """The group's parameters with a gradient: ``(dense, [(param, rows), ...])``, the second for
+        row-sparse gradients (``Embedding(sparse=True)``) when ``sparse_ok``. Those have a sparse
+        update of their own, which a trace cannot replay yet (TracingError)."""
+        dense, sparse = [], []
+        for p in self._with_grad(group):
+            rows = _row_sparse.rows(p) if sparse_ok else None
+            if rows is None:
+                dense.append(p)
+                continue
+            if _C._jit.tracing():
+                raise nwerr.TracingError(f"jit: {type(self).__name__}'s row-sparse update (Embedding(sparse=True)) "
+                                         "cannot be traced yet; step the optimizer outside the traced function")
+            sparse.append((p, rows))
+        return dense, sparse
 
 
 def _cast_state(name: str, value: Any, param: Tensor, key: Any) -> Any:

@@ -6,7 +6,6 @@ from typing import Any, Dict, List
 
 from nodeweave import _C
 from nodeweave._C import Tensor
-from nodeweave.core.nn import _row_sparse
 from nodeweave.core.optim.optimizer import Optimizer, ParamsT, Update, state_like, check_number
 from nodeweave import errors as nwerr
 
@@ -47,16 +46,9 @@ class SGD(Optimizer):
 
     def _update_group(self, group: Dict[str, Any]) -> None:
         momentum, wd = group["momentum"], group["weight_decay"]
-        dense = []
-        for p in self._with_grad(group):
-            sparse = _row_sparse.rows(p) if momentum == 0 and wd == 0 else None
-            if sparse is None:
-                dense.append(p)
-                continue
-            if _C._jit.tracing():
-                raise nwerr.TracingError("jit: SGD's row-sparse update (Embedding(sparse=True)) cannot be "
-                                         "traced yet; step the optimizer outside the traced function")
-            _C._sgd_sparse_step(p, sparse[0], sparse[1], group["lr"], group["maximize"])
+        dense, sparse = self._split_row_sparse(group, momentum == 0 and wd == 0)
+        for p, (rows, values) in sparse:
+            _C._sgd_sparse_step(p, rows, values, group["lr"], group["maximize"])
         if dense:
             self._apply(group, dense)
 
