@@ -375,3 +375,53 @@ def test_zero_in_degree_check_still_raises_when_compiled(pytorch_backend):
     torch._dynamo.reset()
     with pytest.raises(torch._dynamo.exc.Unsupported, match="0-in-degree"):
         torch.compile(layer, fullgraph=True, backend="aot_eager")(g, torch.ones(3, 2))
+
+
+# A torch without torch.library.custom_op (2.0-2.3, e.g. the 2.2.1 that DGL 2.1 needs): the backend
+# still imports and trains eagerly, and the tensor-structure path (torch.compile's) says which torch
+# it needs. Run in a child process with custom_op hidden while nodeweave
+# imports, so it checks this whatever torch the venv has.
+_WITHOUT_CUSTOM_OP = r"""
+import numpy as np, torch
+custom_op = torch.library.custom_op
+del torch.library.custom_op  # only while nodeweave imports: torch's own modules use it
+import nodeweave as nw
+from nodeweave import errors as nwerr
+from nodeweave.backend import torch_library as TL
+nw.set_backend("pytorch")
+from nodeweave.nn.pytorch import GATConv, GraphConv
+torch.library.custom_op = custom_op
+assert not TL.HAS_CUSTOM_OPS and not TL.is_compiling()
+src, dst = np.array([0, 1, 2, 3, 0, 2]), np.array([1, 2, 3, 0, 2, 2])
+g = nw.graph((src, dst), num_nodes=4)
+torch.manual_seed(0)
+x = torch.randn(4, 5, dtype=torch.float64, requires_grad=True)
+conv = GraphConv(5, 3, norm="none", weight=False, bias=False).double()
+y = conv(g, x)
+dense = torch.zeros(4, 4, dtype=torch.float64)
+dense.index_put_((torch.from_numpy(dst), torch.from_numpy(src)), torch.ones(6, dtype=torch.float64),
+                 accumulate=True)
+assert torch.allclose(y, dense @ x), "GraphConv differs from the dense product"
+y.sum().backward()
+assert torch.allclose(x.grad, dense.sum(0).unsqueeze(1).expand(4, 5)), "wrong gradient"
+gat = GATConv(5, 2, num_heads=2).double()
+h = gat(g, x)
+h.square().sum().backward()
+assert h.shape == (4, 2, 2) and all(p.grad is not None for p in gat.parameters())
+try:
+    TL.gspmm(TL.structure(g._rels[("_N", "_E", "_N")]), "copy_lhs", "sum", x, None)
+except nwerr.RuntimeError as e:
+    assert "torch >= 2.4" in str(e) and torch.__version__ in str(e), e
+else:
+    raise AssertionError("the tensor-structure path ran without custom operators")
+print("ok")
+"""
+
+
+def test_torch_without_custom_op_still_trains_eagerly():
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", _WITHOUT_CUSTOM_OP], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr

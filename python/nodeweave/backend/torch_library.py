@@ -61,11 +61,24 @@ from nodeweave import errors as nwerr
 
 Tensor = torch.Tensor
 
-__all__ = ["RelationTensors", "structure", "has_zero_in_degree", "uses_ops", "gspmm", "gsddmm",
-           "edge_softmax", "edge_softmax_backward", "OPS"]
+__all__ = ["RelationTensors", "structure", "has_zero_in_degree", "uses_ops", "is_compiling", "gspmm",
+           "gsddmm", "edge_softmax", "edge_softmax_backward", "OPS", "HAS_CUSTOM_OPS"]
 
 # Every operator this module registers (the tests run torch.library.opcheck on each).
 OPS = ("gspmm", "gsddmm", "edge_softmax", "edge_softmax_backward")
+
+#: Whether this torch has ``torch.library.custom_op`` (torch 2.4 and later). Without it the
+#: operators are not registered: eager code runs as it does anyway (through the
+#: ``autograd.Function``\ s), but ``torch.compile`` over the graph kernels is not supported (older
+#: Dynamo cannot trace the pybind graph objects). Calling an operator then raises, naming the torch
+#: version it needs.
+HAS_CUSTOM_OPS = hasattr(torch.library, "custom_op")
+
+
+def is_compiling() -> bool:
+    """Whether ``torch.compile`` is tracing through the operators (never on a torch without
+    them)."""
+    return HAS_CUSTOM_OPS and torch.compiler.is_compiling()
 
 
 # ------------------------------------------------------------------------------- the structure
@@ -104,7 +117,7 @@ class RelationTensors(NamedTuple):
 def uses_ops(graph) -> bool:
     """Whether kernels on ``graph`` go through the custom operators: for a
     :class:`RelationTensors`, and for anything while ``torch.compile`` traces."""
-    return isinstance(graph, RelationTensors) or torch.compiler.is_compiling()
+    return isinstance(graph, RelationTensors) or is_compiling()
 
 
 def structure(graph) -> RelationTensors:
@@ -250,8 +263,46 @@ def _or_empty(t: Optional[Tensor], like: Tensor) -> Tensor:
     return t if t is not None else torch.empty((0,), dtype=torch.int64, device=like.device)
 
 
+class _Unregistered:
+    """What an operator is on a torch without ``torch.library.custom_op``: its fake kernel and
+    gradient are not registered, and calling it (a :class:`RelationTensors` graph handed to a
+    kernel) says which torch it needs."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def register_fake(self, fn):
+        return fn
+
+    def register_autograd(self, *args, **kwargs) -> None:
+        pass
+
+    def __call__(self, *args, **kwargs):
+        raise nwerr.RuntimeError(
+            f"{self.name}: graph structure given as tensors (RelationTensors) runs through "
+            f"torch.library custom operators, which need torch >= 2.4; this is torch "
+            f"{torch.__version__}. Pass the graph itself (eager kernels work on any torch >= 2.0)")
+
+
+def _custom_op(name: str, schema: str):
+    """``torch.library.custom_op(name, schema=schema)``, or on an older torch a decorator that
+    makes the function an :class:`_Unregistered` operator."""
+    if HAS_CUSTOM_OPS:
+        return torch.library.custom_op(name, mutates_args=(), schema=schema)
+    return lambda fn: _Unregistered(name)
+
+
+class _UnregisteredNamespace:
+    def __getattr__(self, op: str) -> _Unregistered:
+        return _Unregistered(f"nodeweave::{op}")
+
+
+# The registered operators (torch.ops.nodeweave), which the public functions below call.
+_OPS = torch.ops.nodeweave if HAS_CUSTOM_OPS else _UnregisteredNamespace()
+
+
 # ------------------------------------------------------------------------------------------ gspmm
-@torch.library.custom_op("nodeweave::gspmm", mutates_args=(), schema=(
+@_custom_op("nodeweave::gspmm", schema=(
     "(Tensor src, Tensor dst, SymInt num_src, SymInt num_dst, str op, str reduce_op, Tensor? lhs, "
     "Tensor? rhs) -> (Tensor, Tensor, Tensor)"))
 def _gspmm(src: Tensor, dst: Tensor, num_src: int, num_dst: int, op: str, reduce_op: str,
@@ -307,12 +358,12 @@ def gspmm(graph: RelationTensors, op: str, reduce_op: str, lhs: Optional[Tensor]
           rhs: Optional[Tensor]) -> Tensor:
     """gSpMM's result through ``nodeweave::gspmm`` (operands as :func:`torch_kernels.spmm`
     takes them: validated by the operator, aligned by the caller)."""
-    return torch.ops.nodeweave.gspmm(graph.src, graph.dst, graph.num_src, graph.num_dst, op,
+    return _OPS.gspmm(graph.src, graph.dst, graph.num_src, graph.num_dst, op,
                                      reduce_op, lhs, rhs)[0]
 
 
 # ----------------------------------------------------------------------------------------- gsddmm
-@torch.library.custom_op("nodeweave::gsddmm", mutates_args=(), schema=(
+@_custom_op("nodeweave::gsddmm", schema=(
     "(Tensor src, Tensor dst, SymInt num_src, SymInt num_dst, str op, Tensor? lhs, Tensor? rhs, "
     "str lhs_target, str rhs_target) -> Tensor"))
 def _gsddmm(src: Tensor, dst: Tensor, num_src: int, num_dst: int, op: str, lhs: Optional[Tensor],
@@ -357,12 +408,12 @@ _gsddmm.register_autograd(_gsddmm_backward, setup_context=_gsddmm_setup)
 def gsddmm(graph: RelationTensors, op: str, lhs: Optional[Tensor], rhs: Optional[Tensor],
            lhs_target: str, rhs_target: str) -> Tensor:
     """gSDDMM's result through ``nodeweave::gsddmm``."""
-    return torch.ops.nodeweave.gsddmm(graph.src, graph.dst, graph.num_src, graph.num_dst, op, lhs,
+    return _OPS.gsddmm(graph.src, graph.dst, graph.num_src, graph.num_dst, op, lhs,
                                       rhs, lhs_target, rhs_target)
 
 
 # ------------------------------------------------------------------------------------ edge softmax
-@torch.library.custom_op("nodeweave::edge_softmax", mutates_args=(), schema=(
+@_custom_op("nodeweave::edge_softmax", schema=(
     "(Tensor src, Tensor dst, SymInt num_src, SymInt num_dst, Tensor score, bool by_dst) "
     "-> Tensor"))
 def _edge_softmax(src: Tensor, dst: Tensor, num_src: int, num_dst: int, score: Tensor,
@@ -393,14 +444,14 @@ _edge_softmax.register_autograd(_edge_softmax_grad, setup_context=_edge_softmax_
 
 def edge_softmax(graph: RelationTensors, score: Tensor, by_dst: bool) -> Tensor:
     """Edge softmax through ``nodeweave::edge_softmax``."""
-    return torch.ops.nodeweave.edge_softmax(graph.src, graph.dst, graph.num_src, graph.num_dst,
+    return _OPS.edge_softmax(graph.src, graph.dst, graph.num_src, graph.num_dst,
                                             score, by_dst)
 
 
 # The fused first-order backward. It has no gradient of its own: the rule in torch_autograd takes
 # it only when no graph of the backward is being recorded (create_graph differentiates the
 # formula made of gspmm/gsddmm instead).
-@torch.library.custom_op("nodeweave::edge_softmax_backward", mutates_args=(), schema=(
+@_custom_op("nodeweave::edge_softmax_backward", schema=(
     "(Tensor src, Tensor dst, SymInt num_src, SymInt num_dst, Tensor out, Tensor grad, "
     "bool by_dst) -> Tensor"))
 def _edge_softmax_backward(src: Tensor, dst: Tensor, num_src: int, num_dst: int, out: Tensor,
@@ -416,5 +467,5 @@ def _(src, dst, num_src, num_dst, out, grad, by_dst):
 def edge_softmax_backward(graph: RelationTensors, out: Tensor, grad: Tensor,
                           by_dst: bool) -> Tensor:
     """The score gradient of edge softmax through ``nodeweave::edge_softmax_backward``."""
-    return torch.ops.nodeweave.edge_softmax_backward(graph.src, graph.dst, graph.num_src,
+    return _OPS.edge_softmax_backward(graph.src, graph.dst, graph.num_src,
                                                      graph.num_dst, out, grad, by_dst)

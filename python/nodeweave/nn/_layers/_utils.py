@@ -75,7 +75,7 @@ def expand_as_pair(input_: Any, g: Any = None) -> Tuple[Any, Any]:
 
 
 def _compiling() -> bool:
-    return BACKEND_NAME == "pytorch" and T.compiler.is_compiling()
+    return BACKEND_NAME == "pytorch" and _torch_library.is_compiling()
 
 
 if BACKEND_NAME == "pytorch":
