@@ -8,13 +8,29 @@ __version__ = "0.1.0"
 import os as _os
 
 # GNU OpenMP threads spin for a while after each parallel region before sleeping (GOMP_SPINCOUNT,
-# default 300,000). With the pytorch backend two OpenMP runtimes share the cores (ours and torch's
-# bundled libgomp), and each one's spinning threads steal the CPU the other needs: a 2-thread
-# mini-batch epoch took 2.8x as long. A tenth of that spin keeps the native engine as fast (measured,
-# docs/backends.md) and ends the contention. Set before the extension loads libgomp; a user's
-# OMP_WAIT_POLICY or GOMP_SPINCOUNT wins.
-if "OMP_WAIT_POLICY" not in _os.environ:
-    _os.environ.setdefault("GOMP_SPINCOUNT", "30000")
+# default 300,000). A tenth of that keeps the native engine as fast (measured, docs/backends.md).
+# PyTorch wheels up to 2.2 bundle their own renamed libgomp, so with the pytorch backend two OpenMP
+# runtimes share the cores and each one's spinning threads steal the CPU the other needs: there a
+# hundredth (3000) takes the 2-thread mini-batch epoch on DBLP from 0.37 to 0.25 s, at a few percent
+# on the native engine's smallest kernels. Set before the extension loads libgomp (torch's too, when
+# it is imported after nodeweave); a user's OMP_WAIT_POLICY or GOMP_SPINCOUNT wins.
+
+
+def _torch_bundles_libgomp() -> bool:
+    """Whether the installed torch ships its own libgomp copy (found without importing torch)."""
+    import glob
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        return False
+    locations = (spec.submodule_search_locations or []) if spec else []
+    return any(glob.glob(_os.path.join(loc, "lib", "libgomp-*.so*")) for loc in locations)
+
+
+if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
+    _os.environ["GOMP_SPINCOUNT"] = "3000" if _torch_bundles_libgomp() else "30000"
 
 # One base class for every error the library raises (nodeweave.errors; DGLError for ported code), one
 # class for every warning it emits
