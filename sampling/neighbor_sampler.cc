@@ -105,9 +105,9 @@ void predraw(int64_t d, int64_t k, CounterRng& rng, std::vector<int64_t>& pos,
   pos.resize(static_cast<size_t>(k));
   coin.resize(static_cast<size_t>(k));
   for (int64_t t = 0; t < k; ++t) {
-    const int64_t j = static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(d)));
+    const int64_t j = static_cast<int64_t>(
+        rng.alias_draw(static_cast<uint64_t>(d), &coin[static_cast<size_t>(t)]));
     pos[static_cast<size_t>(t)] = j;
-    coin[static_cast<size_t>(t)] = rng.uniform();
     __builtin_prefetch(&entry_at(j));
   }
 }
@@ -181,8 +181,7 @@ void pick_row(const Id* eids, int64_t row, int64_t begin, int64_t d, CounterRng&
         coin = s.draw_coin[static_cast<size_t>(next)];
         ++next;
       } else {
-        j = static_cast<int64_t>(rng.uniform_int(static_cast<uint64_t>(d)));
-        coin = rng.uniform();
+        j = static_cast<int64_t>(rng.alias_draw(static_cast<uint64_t>(d), &coin));
       }
       const AliasEntry a = entry_at(j);
       return coin < static_cast<double>(a.keep) ? j : static_cast<int64_t>(a.alias);
@@ -190,7 +189,8 @@ void pick_row(const Id* eids, int64_t row, int64_t begin, int64_t d, CounterRng&
     if (successive_weighted(k, opt.replace, draw, s.picks)) return;
     s.weight.resize(static_cast<size_t>(d));
     for (int64_t j = 0; j < d; ++j)
-      s.weight[static_cast<size_t>(j)] = edge_weight_at(opt.weights, static_cast<int64_t>(eids[begin + j]));
+      s.weight[static_cast<size_t>(j)] =
+          edge_weight_at(opt.weights, static_cast<int64_t>(eids[begin + j]));
     exponential_keys(s.weight.data(), d, k, rng, s);
     return;
   }
@@ -213,8 +213,10 @@ void pick_row(const Id* eids, int64_t row, int64_t begin, int64_t d, CounterRng&
   if (opt.replace) {
     s.key.resize(static_cast<size_t>(d));  // running sums of this row
     double run = 0;
-    for (int64_t j = 0; j < d; ++j) s.key[static_cast<size_t>(j)] = run += s.weight[static_cast<size_t>(j)];
-    successive_weighted(k, true, [&] { return draw_cumulative(s.key.data(), d, rng); }, s.picks);
+    for (int64_t j = 0; j < d; ++j)
+      s.key[static_cast<size_t>(j)] = run += s.weight[static_cast<size_t>(j)];
+    successive_weighted(
+        k, true, [&] { return draw_cumulative(s.key.data(), d, rng); }, s.picks);
     return;
   }
   exponential_keys(s.weight.data(), d, k, rng, s);
@@ -266,8 +268,8 @@ void sample_typed(const graph::CompressedArrays& adj, const int64_t* seeds, int6
     };
     // Ahead draws only where pick_row takes the alias-draw path: weighted rows with a table, no
     // exclusions, a fanout below the row's nonzero count (or with replacement).
-    const bool draw_ahead = opt.weights.data && opt.weighted_rows && opt.exclude.empty() &&
-                            opt.fanout >= 0;
+    const bool draw_ahead =
+        opt.weights.data && opt.weighted_rows && opt.exclude.empty() && opt.fanout >= 0;
     Predrawn ahead[kDrawAhead];
     auto predraw_row = [&](int64_t i) {
       Predrawn& p = ahead[i % kDrawAhead];
@@ -360,11 +362,11 @@ SampledEdges sample_neighbors_unchecked(const graph::CompressedArrays& adj, cons
   return out;
 }
 
-std::vector<int64_t> checked_seeds(const char* fn, const graph::CompressedArrays& adj, int64_t num_rows,
-                                   const ArrayView& seeds, const ArrayView& weights,
-                                   const std::vector<int64_t>& exclude) {
-  NW_CHECK(adj.indptr.device().is_cpu(), ValueError, fn,
-           ": the graph must be on the CPU, got ", adj.indptr.device().str());
+std::vector<int64_t> checked_seeds(const char* fn, const graph::CompressedArrays& adj,
+                                   int64_t num_rows, const ArrayView& seeds,
+                                   const ArrayView& weights, const std::vector<int64_t>& exclude) {
+  NW_CHECK(adj.indptr.device().is_cpu(), ValueError, fn, ": the graph must be on the CPU, got ",
+           adj.indptr.device().str());
   NW_CHECK(seeds.device.is_cpu(), ValueError, fn, ": nodes must be on the CPU");
   NW_CHECK(seeds.shape.size() == 1 && seeds.is_contiguous(), ValueError, fn,
            ": nodes must be a contiguous 1-D array, got shape ", shape_str(seeds.shape));
@@ -373,13 +375,15 @@ std::vector<int64_t> checked_seeds(const char* fn, const graph::CompressedArrays
   const int64_t n = seeds.shape[0];
   std::vector<int64_t> ids(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t v = seeds.dtype == DType::Int32 ? seeds.ptr<int32_t>()[i] : seeds.ptr<int64_t>()[i];
+    const int64_t v =
+        seeds.dtype == DType::Int32 ? seeds.ptr<int32_t>()[i] : seeds.ptr<int64_t>()[i];
     NW_CHECK(v >= 0 && v < num_rows, IndexError, fn, ": nodes[", i, "] = ", v,
              " is out of range: the relation has ", num_rows, " nodes on that side");
     ids[static_cast<size_t>(i)] = v;
   }
   if (weights.data) check_edge_weights(fn, "prob", weights, adj.indices.length);
-  NW_CHECK(std::is_sorted(exclude.begin(), exclude.end()), ValueError, fn, ": exclude must be sorted");
+  NW_CHECK(std::is_sorted(exclude.begin(), exclude.end()), ValueError, fn,
+           ": exclude must be sorted");
   return ids;
 }
 
@@ -387,7 +391,8 @@ SampledEdges sample_neighbors(const graph::CompressedArrays& adj, int64_t num_ro
                               const ArrayView& seeds, const NeighborSampleOptions& opt) {
   const char* fn = "sample_neighbors";
   check_fanout(fn, "fanout", opt.fanout);
-  const std::vector<int64_t> ids = checked_seeds(fn, adj, num_rows, seeds, opt.weights, opt.exclude);
+  const std::vector<int64_t> ids =
+      checked_seeds(fn, adj, num_rows, seeds, opt.weights, opt.exclude);
   return sample_neighbors_unchecked(adj, ids.data(), static_cast<int64_t>(ids.size()), opt);
 }
 

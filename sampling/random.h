@@ -32,6 +32,15 @@ class CounterRng {
   uint64_t uniform_int(uint64_t n) {
     return static_cast<uint64_t>((static_cast<unsigned __int128>(next_u64()) * n) >> 64);
   }
+  // One draw for an alias-table pick: a uniform position of [0, n) (the high word of draw * n, as
+  // uniform_int) and the coin's variate in [0, 1) from the low word. For a given position the low
+  // word is uniform at a resolution of n / 2^64, so one draw does the work of two (Walker's own
+  // use of one number per pick) and a weighted pick costs what a uniform one does in draws.
+  uint64_t alias_draw(uint64_t n, double* coin) {
+    const unsigned __int128 m = static_cast<unsigned __int128>(next_u64()) * n;
+    *coin = static_cast<double>(static_cast<uint64_t>(m) >> 11) * (1.0 / 9007199254740992.0);
+    return static_cast<uint64_t>(m >> 64);
+  }
   // Uniform double in [0, 1).
   double uniform() { return static_cast<double>(next_u64() >> 11) * (1.0 / 9007199254740992.0); }
   // Uniform double in (0, 1]: safe under log().

@@ -1,5 +1,6 @@
 // The counter-based sampler RNG: draws depend only on the key, uniform_int stays in range and is
-// close to uniform (chi-square with a fixed seed), derived keys differ per coordinate.
+// close to uniform (chi-square with a fixed seed), an alias draw's coin is uniform and independent
+// of its position, derived keys differ per coordinate.
 #include "sampling/random.h"
 
 #include <gtest/gtest.h>
@@ -45,6 +46,26 @@ TEST(CounterRng, UniformBounds) {
     ASSERT_GT(p, 0.0);
     ASSERT_LE(p, 1.0);
   }
+}
+
+// One draw gives both halves of an alias pick: the position is uniform_int's for the same draw,
+// and the coin is uniform and independent of it (chi-square over position x coin quartile).
+TEST(CounterRng, AliasDrawPositionAndCoinAreUniformAndIndependent) {
+  CounterRng a(77), b(77);
+  const int n = 5, quarters = 4, draws = 200000;
+  std::vector<int> count(n * quarters, 0);
+  for (int i = 0; i < draws; ++i) {
+    double coin = -1;
+    const uint64_t pos = a.alias_draw(n, &coin);
+    ASSERT_EQ(pos, b.uniform_int(n));
+    ASSERT_GE(coin, 0.0);
+    ASSERT_LT(coin, 1.0);
+    ++count[static_cast<size_t>(pos) * quarters + static_cast<int>(coin * quarters)];
+  }
+  double chi2 = 0;
+  const double expect = static_cast<double>(draws) / (n * quarters);
+  for (int c : count) chi2 += (c - expect) * (c - expect) / expect;
+  EXPECT_LT(chi2, 43.82);  // chi-square 19 dof at p = 0.001
 }
 
 TEST(DeriveKey, DistinctForNearbyCoordinates) {
