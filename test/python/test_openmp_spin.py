@@ -5,8 +5,6 @@ process, since libgomp reads the variable once, when it loads."""
 
 from __future__ import annotations
 
-import glob
-import importlib.util
 import os
 import subprocess
 import sys
@@ -25,14 +23,10 @@ def _spin_after_import(**env: str) -> str:
     return r.stdout.strip()
 
 
-def _torch_has_own_libgomp() -> bool:
-    spec = importlib.util.find_spec("torch")
-    return spec is not None and any(glob.glob(os.path.join(loc, "lib", "libgomp-*.so*"))
-                                    for loc in spec.submodule_search_locations or [])
-
-
 def test_default_follows_the_installed_torch():
-    assert _spin_after_import() == ("3000" if _torch_has_own_libgomp() else "30000")
+    import nodeweave
+
+    assert _spin_after_import() == ("3000" if nodeweave._torch_bundles_libgomp() else "30000")
 
 
 @pytest.mark.parametrize("env, want", [({"GOMP_SPINCOUNT": "123"}, "123"),

@@ -23,6 +23,20 @@ bool equal(const Tensor& a, const Tensor& b) {
                      static_cast<size_t>(ca.numel()) * ca.itemsize()) == 0;
 }
 
+// Fuses `text` (runs of min_elements and more), checks that it became one node, and that the node
+// gives the unfused program's outputs for `in`, bit for bit.
+void expect_one_node_equal_to_ops(const std::string& text, int64_t min_elements,
+                                  const TensorList& in) {
+  Program plain = parse(text);
+  Program p = parse(text);
+  fuse_elementwise(p, min_elements);
+  ASSERT_EQ(p.nodes.size(), 1u) << print(p);
+  const TensorList want = Executor(plain, false).run(in);
+  const TensorList got = Executor(p, true).run(in);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(equal(got[i], want[i])) << "output " << i;
+}
+
 std::string fused(const std::string& text) {
   Program p = parse(text);
   fuse_elementwise(p, 1024);  // small programs: the rules, not the default threshold
@@ -184,14 +198,7 @@ TEST(ElementwiseFusion, OneElementOperandsPromoteAsInEagerMode) {
       "  %6: float32[3000] = add(%5, %0)\n"
       "  return (%4, %6)\n"
       "}\n";
-  Program plain = parse(text);
-  Program p = parse(text);
-  fuse_elementwise(p, 1024);
-  ASSERT_EQ(p.nodes.size(), 1u) << print(p);
-  const TensorList in = {randn({3000}), cast(randn({1}), DType::Float64)};
-  const TensorList want = Executor(plain, false).run(in);
-  const TensorList got = Executor(p, true).run(in);
-  for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(equal(got[i], want[i])) << "output " << i;
+  expect_one_node_equal_to_ops(text, 1024, {randn({3000}), cast(randn({1}), DType::Float64)});
 }
 
 // A body whose step does not fit its op (from a crafted or damaged file) is refused when it is
@@ -242,12 +249,7 @@ TEST(ElementwiseFusion, AOneElementBodyKeepsWeakScalars) {
       "  %3: float32[1] = add(%2, %0)\n"
       "  return (%3)\n"
       "}\n";
-  Program plain = parse(text);
-  Program p = parse(text);
-  fuse_elementwise(p, 1);
-  ASSERT_EQ(p.nodes.size(), 1u) << print(p);
-  const Tensor x = randn({1});
-  EXPECT_TRUE(equal(Executor(p, true).run({x})[0], Executor(plain, false).run({x})[0]));
+  expect_one_node_equal_to_ops(text, 1, {randn({1})});
 }
 
 TEST(ElementwiseFusion, NothingMovesAheadOfAGuardedValue) {
