@@ -54,5 +54,7 @@ Tensor segment_offsets(const Tensor& lengths);
 Tensor gather_mm(const Tensor& a, const Tensor& b, const Tensor& idx_a, const Tensor& idx_b);
 // Rows of a in consecutive segments of seglen[r] rows, each times b[r].
 Tensor segment_mm(const Tensor& a, const Tensor& b, const std::vector<int64_t>& seglen);
+// x cut along dim 0 into views of sizes[k] rows, with one gradient node (a cat) for all of them.
+TensorList split_rows(const Tensor& x, const std::vector<int64_t>& sizes);
 
 }  // namespace nodeweave::backend

@@ -69,6 +69,7 @@ const GraphOpKinds& kinds() {
     r.gat_aggregate_backward = register_extension_op(gat_aggregate_backward_def());
     r.segment_offsets = register_extension_op(segment_offsets_def());
     r.segment_ids = register_extension_op(segment_ids_def());
+    r.split_rows = register_extension_op(split_rows_def());
     register_graph_codec();
     // Graph-kernel fusion runs first: constant folding and CSE would otherwise merge the
     // backward's small ops with others and hide the pattern.

@@ -13,7 +13,7 @@ namespace nodeweave::backend {
 struct GraphOpKinds {
   OpKind gspmm, gsddmm, edge_softmax, edge_softmax_backward, segment_reduce, segment_softmax,
       segment_softmax_backward, gather_mm, gather_mm_grad_b, segment_mm, segment_mm_grad_b,
-      gat_aggregate, gat_aggregate_backward, segment_offsets, segment_ids;
+      gat_aggregate, gat_aggregate_backward, segment_offsets, segment_ids, split_rows;
 };
 // Registers the ops on first use (extension ops of the engine's table).
 const GraphOpKinds& kinds();
@@ -34,6 +34,7 @@ OpDef gat_aggregate_def();
 OpDef gat_aggregate_backward_def();
 OpDef segment_offsets_def();
 OpDef segment_ids_def();
+OpDef split_rows_def();
 // The jit pass that replaces GAT's edge pipeline by gat_aggregate (gat_fusion_pass.cc).
 void fuse_gat_edge_pipeline(jit::Program& p);
 

@@ -27,7 +27,9 @@ RATIOS = [("nodeweave-native", "dgl", "native/DGL"), ("nodeweave-native", "pyg",
 WORKER = {"pyg-spmm": "pyg"}
 COLORS = {"dgl": "tab:blue", "pyg": "tab:orange", "pyg-spmm": "tab:olive",
           "nodeweave-native": "tab:red", "nodeweave-pytorch": "tab:purple"}
-KERNEL_TITLES = {"copy_u_sum": "copy_u-sum", "u_mul_e_sum": "u_mul_e-sum", "u_dot_v": "u_dot_v"}
+KERNEL_TITLES = {"copy_u_sum": "copy_u-sum", "u_mul_e_sum": "u_mul_e-sum", "u_dot_v": "u_dot_v",
+                 "udf_update_all": "UDF update_all, fwd+bwd", "udf_apply_edges": "UDF apply_edges, fwd+bwd"}
+UDF_TASKS = ("udf_update_all", "udf_apply_edges")  # PyG has no graph object for user functions
 TOLERANCE = 1e-3  # relative, on the sum of |output|: float32 sums in different orders differ a little
 
 
@@ -84,6 +86,8 @@ def failure(results: dict[str, Any], graph: str, system: str) -> str | None:
 
 
 def applicable(kind: str, task: str, system: str) -> bool:
+    if task in UDF_TASKS and system in ("pyg", "pyg-spmm"):
+        return False
     return system != "pyg-spmm" or (kind == "kernel" and task in ("copy_u_sum", "u_mul_e_sum"))
 
 
@@ -113,7 +117,7 @@ def markdown(results: dict[str, Any]) -> str:
               f"- nodeweave's interpreter: {results.get('nodeweave_python', 'n/a')}",
               f"- Each time: median of {results['reps']} runs after {results['warmup']} warm-up run(s), "
               "in ms. Training: one epoch (forward, cross-entropy on all nodes, backward, Adam step). "
-              "Kernels: forward only, float32, d = feature width.",
+              "Kernels: forward only, float32, d = feature width; the UDF rows forward and backward.",
               "- Ratios are nodeweave time / peer time: below 1 means nodeweave is faster. For kernels "
               "the PyG ratio uses the faster of PyG's two ways (scatter, torch.sparse.mm).",
               "- `—`: not applicable; `n/a [k]`: could not run, see note k.",

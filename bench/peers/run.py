@@ -1,5 +1,6 @@
 """Side-by-side benchmark of nodeweave (native and PyTorch backends) against DGL and PyTorch
-Geometric on CPU: training epochs of GCN / GAT / GraphSAGE and three message-passing kernels.
+Geometric on CPU: training epochs of GCN / GAT / GraphSAGE, three message-passing kernels and
+user-defined message passing (forward + backward).
 
 Steps: (1) bench/peers/setup_peers.sh makes sure bench/.venv-peers holds torch, DGL and PyG and
 writes versions.json; (2) nodeweave builds each graph once into an .npz cache (graphs.py), so every
@@ -172,6 +173,9 @@ def main() -> None:
     p.add_argument("--tasks", default="train,kernels", help="train, kernels or both")
     p.add_argument("--models", default="GCN,GAT,GraphSAGE")
     p.add_argument("--dims", default="64", help="kernel feature widths, e.g. 16,64,256")
+    p.add_argument("--udf-graphs", default="cora,citeseer,dblp",
+                   help="graphs that get the UDF rows (DGL's UDF path gathers per degree bucket and "
+                        "needs minutes per call on R-MAT 2^18, whose in-degrees take 511 values)")
     p.add_argument("--out", type=Path, default=HERE / "results")
     p.add_argument("--timeout", type=float, default=3600, help="seconds per worker (one system, one graph)")
     p.add_argument("--no-setup", action="store_true", help="do not run setup_peers.sh")
@@ -229,6 +233,8 @@ def main() -> None:
             cmd = [py, str(HERE / "worker.py"), "--system", s, "--graph", str(path), "--threads",
                    str(args.threads), "--reps", str(args.reps), "--warmup", str(args.warmup), "--tasks",
                    args.tasks, "--models", args.models, "--dims", args.dims]
+            if key not in args.udf_graphs.split(","):
+                cmd += ["--kernels", "copy_u_sum,u_mul_e_sum,u_dot_v"]
             say(f"== {s} on {name}")
             t0 = time.monotonic()
             code, out, err = run_child(cmd, env, args.timeout)

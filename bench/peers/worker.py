@@ -17,6 +17,12 @@ Tasks, each the median of ``--reps`` runs after ``--warmup`` runs:
   with a CSR adjacency (reported as system ``pyg-spmm``). Every kernel record carries checksums
   (the float64 sum and sum of absolute values of its output) so that the driver can check that
   all systems computed the same.
+- ``udf`` rows (among the kernels, DGL and both nodeweave backends; PyG has no user-defined
+  functions on a graph object): forward **and backward** of user-defined message passing written
+  once in DGL's API — ``udf_update_all``: ``update_all`` with the message lambda
+  ``edges.src['h'] * edges.data['w']`` and the mailbox reduce ``nodes.mailbox['m'].amax(1)``;
+  ``udf_apply_edges``: ``apply_edges`` with ``(edges.src['h'] * edges.dst['h']).sum(-1)``; then
+  ``out.sum().backward()``. Their checksum covers the output and the gradient of ``h``.
 
 Run:  python bench/peers/worker.py --system dgl --graph bench/peers/.cache/cora.v1.npz [--threads 2]
 """
@@ -63,7 +69,30 @@ import graphs  # noqa: E402
 Thunks = dict[tuple[str, str], Callable[[], Any]]  # {(kernel, system label): zero-argument call}
 SYSTEMS = ("dgl", "pyg", "nodeweave-native", "nodeweave-pytorch")
 MODELS = ("GCN", "GAT", "GraphSAGE")
-KERNELS = ("copy_u_sum", "u_mul_e_sum", "u_dot_v")
+KERNELS = ("copy_u_sum", "u_mul_e_sum", "u_dot_v", "udf_update_all", "udf_apply_edges")
+
+
+def udf_thunks(label: str, g: Any, x: Any, w: Any, cat: Callable[[list], Any]) -> Thunks:
+    """The two UDF rows for a graph with DGL's message-passing API (DGL and nodeweave alike):
+    forward and backward, returning the flattened output and gradient of ``h`` (one checksum)."""
+
+    def run(step: Callable[[Any], Any]) -> Any:
+        h, we = x.detach().requires_grad_(), w.detach().requires_grad_()
+        g.ndata["h"], g.edata["w"] = h, we
+        out = step(g)
+        out.sum().backward()
+        return cat([out.detach().reshape(-1), h.grad.reshape(-1)])
+
+    def update_all(g: Any) -> Any:
+        g.update_all(lambda e: {"m": e.src["h"] * e.data["w"]}, lambda n: {"o": n.mailbox["m"].amax(1)})
+        return g.ndata["o"]
+
+    def apply_edges(g: Any) -> Any:
+        g.apply_edges(lambda e: {"s": (e.src["h"] * e.dst["h"]).sum(-1)})
+        return g.edata["s"]
+
+    return {("udf_update_all", label): lambda: run(update_all),
+            ("udf_apply_edges", label): lambda: run(apply_edges)}
 
 
 def median_ms(fn: Callable[[], Any], reps: int, warmup: int) -> tuple[float, list[float], Any]:
@@ -166,7 +195,8 @@ class DGLSystem(TorchSystem):
         ops = self.dgl.ops
         return {("copy_u_sum", "dgl"): lambda: ops.copy_u_sum(g, x),
                 ("u_mul_e_sum", "dgl"): lambda: ops.u_mul_e_sum(g, x, w),
-                ("u_dot_v", "dgl"): lambda: ops.u_dot_v(g, x, x)}
+                ("u_dot_v", "dgl"): lambda: ops.u_dot_v(g, x, x),
+                **udf_thunks("dgl", g, x, w, self.torch.cat)}
 
 
 class PyGSystem(TorchSystem):
@@ -260,7 +290,8 @@ class NodeweaveSystem(System):
         ops = self.nw.ops
         return {("copy_u_sum", self.name): lambda: ops.copy_u_sum(g, x),
                 ("u_mul_e_sum", self.name): lambda: ops.u_mul_e_sum(g, x, w),
-                ("u_dot_v", self.name): lambda: ops.u_dot_v(g, x, x)}
+                ("u_dot_v", self.name): lambda: ops.u_dot_v(g, x, x),
+                **udf_thunks(self.name, g, x, w, self.ns.T.cat)}
 
     def seed(self, s: int) -> None:
         self.ns.manual_seed(s)

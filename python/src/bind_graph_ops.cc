@@ -63,6 +63,12 @@ void bind_graph_ops(pyb::module_& m) {
       [](pyb::handle lengths) { return backend::segment_offsets(tensor_arg(lengths, "seglen")); },
       pyb::arg("seglen"));
   m.def(
+      "split_rows",
+      [](pyb::handle x, const std::vector<int64_t>& sizes) {
+        return backend::split_rows(tensor_arg(x, "x"), sizes);
+      },
+      pyb::arg("x"), pyb::arg("sizes"));
+  m.def(
       "segment_softmax",
       [](pyb::handle x, pyb::handle offsets) {
         return backend::segment_softmax(tensor_arg(x, "value"), tensor_arg(offsets, "offsets"));

@@ -101,6 +101,14 @@ def index_select(t: Tensor, idx: Any) -> Tensor:
     return t.index_select(0, idx)
 
 
+def split_rows(t: Tensor, sizes: Sequence[int]) -> list[Tensor]:
+    """``t`` cut along dim 0 into consecutive views of ``sizes`` rows, with one gradient node for
+    all of them (nodeweave.core.split's gradient writes a full-size zero tensor per piece)."""
+    from nodeweave._C import split_rows as _split_rows
+
+    return list(_split_rows(t, [int(s) for s in sizes]))
+
+
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Concatenation along ``dim``."""
     return nc.cat(list(tensors), dim)

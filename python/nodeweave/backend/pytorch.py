@@ -110,6 +110,11 @@ def index_select(t: Tensor, idx: Any) -> Tensor:
     return t.index_select(0, idx)
 
 
+def split_rows(t: Tensor, sizes: Sequence[int]) -> list[Tensor]:
+    """``t`` cut along dim 0 into consecutive pieces of ``sizes`` rows (differentiable)."""
+    return list(torch.split(t, [int(s) for s in sizes], 0))
+
+
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Concatenation along ``dim``."""
     return torch.cat(list(tensors), dim)

@@ -31,12 +31,14 @@ first and then across types.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Callable, Dict, Optional, Union
 
 import numpy as np
 
 from nodeweave import backend
 from nodeweave.function import BuiltinMessage, BuiltinReduce
+from nodeweave.graph.degree_buckets import DegreeBuckets
 from nodeweave import errors as nwerr
 
 MessageFunc = Union[BuiltinMessage, Callable[["EdgeBatch"], Dict[str, Any]]]
@@ -101,16 +103,53 @@ class _Ids:
         return self._tensors[key]
 
 
+class _LazyRows(Mapping):
+    """``frame``'s columns restricted to rows ``ids``, each gathered when first read: a user
+    function reads one or two fields of a frame that may hold many (as DGL's lazy frames do).
+    ``gather(column)``, when given, gathers instead of ``index_select`` where it returns a tensor
+    (None: fall back)."""
+
+    def __init__(self, columns: Dict[str, Any], ids: _Ids,
+                 gather: Optional[Callable[[Any], Any]] = None) -> None:
+        self._columns, self._ids, self._gather, self._rows = columns, ids, gather, {}
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._rows:
+            v = self._columns[key]
+            rows = self._gather(v) if self._gather is not None else None
+            if rows is None:
+                b = backend.of(v)
+                rows = b.index_select(v, self._ids.on(b, b.device_str(v)))
+            self._rows[key] = rows
+        return self._rows[key]
+
+    def __iter__(self):
+        return iter(self._columns)
+
+    def __len__(self) -> int:
+        return len(self._columns)
+
+    def __repr__(self) -> str:
+        return f"<rows of {sorted(self._columns)}>"
+
+
 def _lazy_rows(frame, rows_np):
-    """A dict of ``frame``'s columns restricted to rows (all when rows_np is None)."""
+    """``frame``'s columns restricted to rows (all when rows_np is None): a dict, or for a row
+    subset a mapping that gathers a column when it is read."""
     if rows_np is None:
         return dict(frame.items())
-    ids = _Ids(rows_np)
-    out = {}
-    for k, v in frame.items():
-        b = backend.of(v)
-        out[k] = b.index_select(v, ids.on(b, b.device_str(v)))
-    return out
+    return _LazyRows(dict(frame.items()), _Ids(rows_np))
+
+
+def _copy_to_edges(rel, v, target: str):
+    """``v``'s row at each edge's source (``target`` 'u') or destination ('v'), in edge-id order,
+    by gSDDMM; None where that kernel does not take ``v`` (integer or boolean columns, 1-D)."""
+    from nodeweave.ops import gsddmm
+
+    b = backend.of(v)
+    if b is None or b.dtype_name(v) not in ("float32", "float64") or len(b.shape(v)) < 2:
+        return None
+    return gsddmm(rel, "copy_lhs", v, None, target, "e")
 
 
 def _cat_rows(parts: list):
@@ -235,8 +274,15 @@ class MessagePassing:
         if eids is not None:
             src, dst = src[eids], dst[eids]
         all_e = np.arange(rel.num_edges) if eids is None else eids
-        return EdgeBatch(_lazy_rows(self._node_frames[self._node_key("src", cet[0])], src),
-                         _lazy_rows(self._node_frames[self._node_key("dst", cet[2])], dst),
+
+        def endpoint_rows(side: str, target: str):
+            columns = dict(self._node_frames[self._node_key(side, cet[0] if side == "src" else cet[2])].items())
+            # Over all edges, float features are gathered by the gSDDMM copy kernel: its gradient
+            # is a gSpMM (a sum per node in CSR order), not a scatter of every edge's row.
+            gather = None if eids is not None else (lambda v: _copy_to_edges(rel, v, target))
+            return _LazyRows(columns, _Ids(src if side == "src" else dst), gather)
+
+        return EdgeBatch(endpoint_rows("src", "u"), endpoint_rows("dst", "v"),
                          _lazy_rows(self._edge_frames[cet], eids),
                          (b.int_tensor(src.astype(np.int64), self._device),
                           b.int_tensor(dst.astype(np.int64), self._device),
@@ -312,38 +358,35 @@ class MessagePassing:
         return spmm.gspmm(rel, kop, red, a, c)
 
     def _bucketed_reduce(self, rel, cet, msgs: Dict[str, Any], reduce_func) -> Dict[str, Any]:
-        """Degree bucketing: one NodeBatch per distinct in-degree, mailbox (n, degree, ...)."""
+        """Degree bucketing: one NodeBatch per distinct in-degree, mailbox (n, degree, ...). Each
+        message field is gathered once into bucket order and split into per-bucket views
+        (see :mod:`nodeweave.graph.degree_buckets`)."""
         b = backend.current()
         indptr, _, eids = (a.astype(np.int64) for a in rel.to("cpu").csc())
-        deg = np.diff(indptr)
+        plan = DegreeBuckets(indptr, eids)
+        if not len(plan):
+            return {}
         dst_t = cet[2]
         frame = self._node_frames[self._node_key("dst", dst_t)]
+        columns = dict(frame.items())
+        pieces = {}  # field -> (per-bucket rows, shape of one message)
+        for k, rows in _lazy_rows(msgs, plan.edge_order).items():
+            mb = backend.of(rows)
+            pieces[k] = (mb.split_rows(rows, plan.edge_counts), tuple(mb.shape(rows)[1:]))
         results: Dict[str, list] = {}
-        order = []
-        for d in np.unique(deg[deg > 0]):
-            nodes = np.nonzero(deg == d)[0]
-            # Edge ids of each node's in-edges, row by row: (n, d).
-            pos = indptr[nodes][:, None] + np.arange(d)[None, :]
-            edge_idx = eids[pos].reshape(-1)
-            mailbox = {}
-            for k, rows in _lazy_rows(msgs, edge_idx).items():
-                mailbox[k] = rows.reshape((len(nodes), int(d)) + tuple(rows.shape[1:]))
-            nb = NodeBatch(_lazy_rows(frame, nodes), mailbox,
-                           b.int_tensor(nodes, self._device), dst_t)
+        for i, (d, nodes) in enumerate(plan.buckets()):
+            mailbox = {k: p[i].reshape((len(nodes), d) + rest) for k, (p, rest) in pieces.items()}
+            nb = NodeBatch(_LazyRows(columns, _Ids(nodes)), mailbox, b.int_tensor(nodes, self._device), dst_t)
             out = reduce_func(nb)
             if not isinstance(out, dict):
                 raise nwerr.TypeError("a reduce function must return a dict of tensors, got "
                                       f"{type(out).__name__}")
             for k, v in out.items():
                 results.setdefault(k, []).append(v)
-            order.append(nodes)
-        if not order:
-            return {}
-        all_nodes = np.concatenate(order)
         # Rows come bucket by bucket; put them back in node order. Nodes without mail get what the
         # field's initializer makes (zeros by default), as in DGL.
         num = rel.num_dst
-        ids = _Ids(all_nodes)
+        ids = _Ids(plan.nodes)
         final = {}
         for k, parts in results.items():
             rb = backend.of(parts[0])
