@@ -60,7 +60,8 @@ def main() -> None:
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--tasks", default="sample,epoch")
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--batches", type=int, default=20)
+    ap.add_argument("--batches", type=int, default=50,
+                    help="batches per timed run (20 made runs of 30 ms, within the machine's noise)")
     ap.add_argument("--out", default=str(HERE / "results"), help="where the JSON records go")
     args = ap.parse_args()
     if not PEERS_PY.exists():

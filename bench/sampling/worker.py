@@ -274,7 +274,7 @@ def main() -> None:
                    help="nodeweave DataLoader workers in the epoch task (default: the DataLoader's own)")
     p.add_argument("--fanouts", default="15,10,5;25,10")
     p.add_argument("--batch-size", type=int, default=1024)
-    p.add_argument("--batches", type=int, default=20)
+    p.add_argument("--batches", type=int, default=50)
     p.add_argument("--train-nodes", type=int, default=32768)
     p.add_argument("--reps", type=int, default=3)
     args = p.parse_args()
