@@ -13,6 +13,7 @@
 #include "sampling/loader.h"
 #include "sampling/neighbor_sampler.h"
 #include "sampling/random.h"
+#include "sampling/relation_rows.h"
 
 namespace nodeweave::py {
 namespace {
@@ -65,6 +66,16 @@ std::vector<int64_t> sorted_unique(pyb::handle obj, const char* what) {
   return v;
 }
 
+// The alias tables and packed rows of one relation's adjacency (relation_rows.h), held from Python
+// across sample_neighbors calls: built once, and with them the weighted picks are the ones
+// BlockSampler makes (its alias path), which the distributed sampler must reproduce.
+struct RowsHandle {
+  std::shared_ptr<const sampling::RelationRows> rows;
+  const void* indptr = nullptr;   // the adjacency they were built for
+  const void* weights = nullptr;  // and the weights (null: uniform; no edges: any non-null)
+  pyb::object rel;                // keeps the adjacency alive as long as the rows
+};
+
 pyb::list numpy_lists(std::vector<std::vector<int64_t>>&& vs) {
   pyb::list out;
   for (auto& v : vs) out.append(vector_to_numpy(std::move(v)));
@@ -104,8 +115,8 @@ void bind_sampling(pyb::module_& m) {
   m.def(
       "sample_neighbors",
       [](const RelationGraph& rel, pyb::handle nodes, int64_t fanout, bool edge_dir_out,
-         bool replace, pyb::handle prob, pyb::handle exclude, uint64_t key,
-         int64_t key_row_offset) {
+         bool replace, pyb::handle prob, pyb::handle exclude, uint64_t key, int64_t key_row_offset,
+         pyb::handle rows) {
         std::vector<int64_t> seeds = int64_vector(nodes, "nodes");
         sampling::NeighborSampleOptions opt;
         opt.fanout = fanout;
@@ -114,12 +125,22 @@ void bind_sampling(pyb::module_& m) {
         opt.key_row_offset = key_row_offset;
         if (!prob.is_none()) opt.weights = weights_view(prob, "prob", nullptr);
         if (!exclude.is_none()) opt.exclude = sorted_unique(exclude, "exclude");
+        const auto& adj = edge_dir_out ? rel.out_csr() : rel.in_csc();
+        if (!rows.is_none()) {
+          const auto& h = rows.cast<const RowsHandle&>();
+          const bool same_weights = h.weights == opt.weights.data ||
+                                    (h.weights && opt.weights.data &&
+                                     adj.indices.length == 0);  // an empty view's address varies
+          NW_CHECK(h.indptr == adj.indptr.data<void>() && same_weights, ValueError,
+                   "sample_neighbors: rows were built for another relation, direction or prob");
+          opt.weighted_rows = h.rows->weighted.get();
+          opt.packed = h.rows->packed.get();
+        }
         sampling::SampledEdges out;
         {
           pyb::gil_scoped_release nogil;
-          const auto& adj = edge_dir_out ? rel.out_csr() : rel.in_csc();
-          const int64_t rows = edge_dir_out ? rel.num_src() : rel.num_dst();
-          out = sampling::sample_neighbors(adj, rows, host_int64_view(seeds), opt);
+          const int64_t num_rows = edge_dir_out ? rel.num_src() : rel.num_dst();
+          out = sampling::sample_neighbors(adj, num_rows, host_int64_view(seeds), opt);
         }
         return pyb::make_tuple(vector_to_numpy(std::move(out.seed_pos)),
                                vector_to_numpy(std::move(out.neighbor)),
@@ -127,10 +148,40 @@ void bind_sampling(pyb::module_& m) {
       },
       pyb::arg("rel"), pyb::arg("nodes"), pyb::arg("fanout"), pyb::arg("edge_dir_out"),
       pyb::arg("replace"), pyb::arg("prob"), pyb::arg("exclude"), pyb::arg("key"),
-      pyb::arg("key_row_offset") = 0,
+      pyb::arg("key_row_offset") = 0, pyb::arg("rows") = pyb::none(),
       "Neighbours of `nodes` in one relation: (position of the seed, neighbour id, edge id) per "
       "sampled edge, grouped by seed in seed order. Row i's draws are keyed as row "
-      "i + key_row_offset's (a part of a range-partitioned graph samples as the whole graph).");
+      "i + key_row_offset's (a part of a range-partitioned graph samples as the whole graph). "
+      "`rows` (relation_rows of this relation, direction and prob array) makes the weighted picks "
+      "BlockSampler's.");
+
+  pyb::class_<RowsHandle>(m, "RelationRows",
+                          "Alias tables and packed rows of one relation (from relation_rows).");
+  m.def(
+      "relation_rows",
+      [](pyb::object rel_obj, bool edge_dir_out, pyb::handle prob) {
+        const auto& rel = rel_obj.cast<const RelationGraph&>();
+        ArrayView w;
+        if (!prob.is_none()) {
+          w = weights_view(prob, "prob", nullptr);
+          sampling::check_edge_weights("relation_rows", "prob", w, rel.num_edges());
+        }
+        const auto& adj = edge_dir_out ? rel.out_csr() : rel.in_csc();
+        RowsHandle h;
+        h.indptr = adj.indptr.data<void>();
+        h.weights = w.data;
+        h.rel = rel_obj;
+        {
+          pyb::gil_scoped_release nogil;
+          h.rows = sampling::shared_relation_rows(adj, edge_dir_out ? rel.num_src() : rel.num_dst(),
+                                                  edge_dir_out ? rel.num_dst() : rel.num_src(), w);
+        }
+        return h;
+      },
+      pyb::arg("rel"), pyb::arg("edge_dir_out"), pyb::arg("prob"),
+      "The alias tables and packed rows BlockSampler samples `rel` with (in-edges, or out-edges "
+      "with edge_dir_out) under the weights `prob` (an array kept alive by the caller and passed "
+      "to sample_neighbors with them; None: uniform).");
 
   m.def(
       "assemble_block",
@@ -285,7 +336,8 @@ Multi-layer neighbour sampling fused with block compaction, configured once per 
           "Blocks, input layer first: (src_nodes per type, dst_nodes per type, relation graph per "
           "relation, original edge ids per relation).");
 
-  pyb::class_<sampling::FeatureCache, std::shared_ptr<sampling::FeatureCache>>(m, "FeatureCache", R"doc(
+  pyb::class_<sampling::FeatureCache, std::shared_ptr<sampling::FeatureCache>>(m, "FeatureCache",
+                                                                               R"doc(
 The loader's cache of the most frequently gathered feature rows (see sampling/feature_cache.h).)doc")
       .def(pyb::init<int64_t, int64_t>(), pyb::arg("rows"), pyb::arg("capacity"))
       .def_property_readonly("capacity", &sampling::FeatureCache::capacity)

@@ -73,7 +73,12 @@ def edge_weights(g: HeteroGraph, ct: tuple, feature: Any, arg: str) -> np.ndarra
         where = "" if len(g.canonical_etypes) == 1 else " on any edge type"
         raise nwerr.KeyError(f"{arg}: the graph has no edge feature {feature!r}{where}")
     col = frame[feature]
-    arr = backend.of(col).to_numpy(col)
+    return weights_array(backend.of(col).to_numpy(col), feature, arg)
+
+
+def weights_array(arr: np.ndarray, feature: str, arg: str) -> np.ndarray:
+    """The values of edge feature ``feature`` as the samplers read them: 1-D, bool or float32 /
+    float64 (an ``(E, 1)`` column is flattened). TypeError / ValueError naming ``arg`` otherwise."""
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
