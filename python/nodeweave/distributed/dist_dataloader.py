@@ -90,7 +90,81 @@ def _selected_plain(nodes: Any, n: int) -> np.ndarray:
     return ids
 
 
-class DistNodeDataLoader:
+class DistBatchLoader:
+    """What the distributed loaders share: the batch count every rank agrees on, the per-epoch
+    order, the batch keys and the resumable iteration over ``items`` (this rank's node or edge
+    ids). Subclasses implement :meth:`sample_batch`."""
+
+    _what = "items"
+
+    def __init__(self, g: DistGraph, items: Any, num_items: int, batch_size: int, shuffle: bool,
+                 drop_last: bool, seed: int | None) -> None:
+        name = type(self).__name__
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+            raise nwerr.ValueError(f"{name}: batch_size must be a positive int, got {batch_size!r}")
+        self.graph, self.batch_size = g, int(batch_size)
+        self.shuffle, self.drop_last = bool(shuffle), bool(drop_last)
+        self.items = checked_ids(items, num_items, f"{name}: {self._what}")
+        size = mpi.world_size()
+        mine = np.zeros((2, size), np.int64)
+        mine[0, mpi.rank()] = len(self.items)
+        # 63 bits, to travel in an int64 reduction (a drawn seed uses all 64 half of the time)
+        mine[1, mpi.rank()] = (_C.sampling.draw_seed() if seed is None else int(seed)) & ((1 << 63) - 1)
+        mpi.all_reduce_in_place(mine)
+        counts = mine[0]
+        self.seed = int(mine[1, 0])
+        per_rank = counts // self.batch_size if self.drop_last else -(-counts // self.batch_size)
+        self.num_batches = int(per_rank.min() if self.drop_last else per_rank.max())
+        if not self.drop_last and (counts < self.num_batches).any():
+            r = int(np.flatnonzero(counts < self.num_batches)[0])
+            raise nwerr.ValueError(f"{name}: rank {r} has {int(counts[r])} {self._what}, too few for the "
+                                   f"{self.num_batches} batches the other ranks need; split them evenly "
+                                   "(node_split(..., force_even=True)) or pass drop_last=True")
+        self._epoch = 0
+
+    def __len__(self) -> int:
+        return self.num_batches
+
+    def _order(self, epoch: int) -> np.ndarray:
+        if not self.shuffle:
+            return self.items
+        key = _C.sampling.derive_key(_C.sampling.derive_key(self.seed, epoch), 0x5EED + mpi.rank())
+        return self.items[np.random.Generator(np.random.PCG64(key)).permutation(len(self.items))]
+
+    def batch_key(self, epoch: int, i: int) -> int:
+        """The sampling key of batch ``i`` of ``epoch`` (the same on every rank)."""
+        return _C.sampling.derive_key(_C.sampling.derive_key(self.seed, epoch), i)
+
+    def sample_batch(self, ids: np.ndarray, key: int) -> tuple:
+        raise NotImplementedError
+
+    def batches(self, epoch: int, start: int = 0) -> Iterator[tuple]:
+        """The batches of ``epoch`` from batch ``start`` on."""
+        order = self._order(epoch)
+        bs, nb = self.batch_size, self.num_batches
+        regular = self.drop_last or -(-len(order) // bs) == nb
+        parts = [order[i * bs:(i + 1) * bs] for i in range(nb)] if regular else np.array_split(order, nb)
+        for i in range(start, self.num_batches):
+            yield self.sample_batch(parts[i], self.batch_key(epoch, i))
+
+    def __iter__(self) -> Iterator[tuple]:
+        epoch = self._epoch
+        self._epoch += 1
+        return self.batches(epoch)
+
+
+def prefetch_node_features(g: DistGraph, blocks: list, input_nodes: Any, output_nodes: Any,
+                           node_feats: Sequence[str], labels: Sequence[str]) -> None:
+    """Fetches ``node_feats`` into ``blocks[0].srcdata`` and ``labels`` into ``blocks[-1].dstdata``."""
+    inp = backend.current().to_numpy(input_nodes)
+    out = backend.current().to_numpy(output_nodes)
+    for name in node_feats:
+        blocks[0].srcdata[name] = g.ndata[name][inp]
+    for name in labels:
+        blocks[-1].dstdata[name] = g.ndata[name][out]
+
+
+class DistNodeDataLoader(DistBatchLoader):
     """Batches of this rank's nodes, sampled over the whole graph (DGL's ``DistNodeDataLoader``).
 
     Parameters
@@ -115,6 +189,8 @@ class DistNodeDataLoader:
     yields the batches of one epoch from batch ``start`` (to resume mid-epoch).
     """
 
+    _what = "nodes"
+
     def __init__(self, g: DistGraph, nids: Any, graph_sampler: DistNeighborSampler, batch_size: int,
                  shuffle: bool = False, drop_last: bool = False, seed: int | None = None,
                  prefetch_node_feats: Sequence[str] = (), prefetch_labels: Sequence[str] = ()) -> None:
@@ -123,65 +199,21 @@ class DistNodeDataLoader:
         if not isinstance(graph_sampler, DistNeighborSampler):
             raise nwerr.TypeError("DistNodeDataLoader: graph_sampler must be a DistNeighborSampler, got "
                                   f"{type(graph_sampler).__name__}")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-            raise nwerr.ValueError(f"DistNodeDataLoader: batch_size must be a positive int, got {batch_size!r}")
         if len(g.ntypes) != 1:
             raise nwerr.ValueError("DistNodeDataLoader: seeds of one node type only (the graph has "
                                    f"{len(g.ntypes)}); sample heterographs with DistNeighborSampler.sample_blocks")
-        self.graph, self.graph_sampler, self.batch_size = g, graph_sampler, int(batch_size)
-        self.shuffle, self.drop_last = bool(shuffle), bool(drop_last)
-        self.nids = checked_ids(nids, g.num_nodes(), "DistNodeDataLoader: nids")
         for name in list(prefetch_node_feats) + list(prefetch_labels):
             g.ndata[name]  # KeyError now, naming the feature, rather than at the first batch
+        self.graph_sampler = graph_sampler
         self.prefetch_node_feats, self.prefetch_labels = list(prefetch_node_feats), list(prefetch_labels)
-        size = mpi.world_size()
-        mine = np.zeros((2, size), np.int64)
-        mine[0, mpi.rank()] = len(self.nids)
-        mine[1, mpi.rank()] = _C.sampling.draw_seed() if seed is None else int(seed) & ((1 << 63) - 1)
-        mpi.all_reduce_in_place(mine)
-        counts = mine[0]
-        self.seed = int(mine[1, 0])
-        per_rank = counts // self.batch_size if self.drop_last else -(-counts // self.batch_size)
-        self.num_batches = int(per_rank.min() if self.drop_last else per_rank.max())
-        if not self.drop_last and (counts < self.num_batches).any():
-            r = int(np.flatnonzero(counts < self.num_batches)[0])
-            raise nwerr.ValueError(f"DistNodeDataLoader: rank {r} has {int(counts[r])} nodes, too few for the "
-                                   f"{self.num_batches} batches the other ranks need; split the nodes evenly "
-                                   "(node_split(..., force_even=True)) or pass drop_last=True")
-        self._epoch = 0
+        super().__init__(g, nids, g.num_nodes(), batch_size, shuffle, drop_last, seed)
 
-    def __len__(self) -> int:
-        return self.num_batches
+    @property
+    def nids(self) -> np.ndarray:
+        return self.items
 
-    def _order(self, epoch: int) -> np.ndarray:
-        if not self.shuffle:
-            return self.nids
-        key = _C.sampling.derive_key(_C.sampling.derive_key(self.seed, epoch), 0x5EED + mpi.rank())
-        return self.nids[np.random.Generator(np.random.PCG64(key)).permutation(len(self.nids))]
-
-    def batch_key(self, epoch: int, i: int) -> int:
-        """The sampling key of batch ``i`` of ``epoch`` (the same on every rank)."""
-        return _C.sampling.derive_key(_C.sampling.derive_key(self.seed, epoch), i)
-
-    def batches(self, epoch: int, start: int = 0) -> Iterator[tuple[Any, Any, list]]:
-        """The batches of ``epoch`` from batch ``start`` on."""
-        order = self._order(epoch)
-        bs, nb = self.batch_size, self.num_batches
-        regular = self.drop_last or -(-len(order) // bs) == nb
-        parts = [order[i * bs:(i + 1) * bs] for i in range(nb)] if regular else np.array_split(order, nb)
-        g = self.graph
-        for i in range(start, self.num_batches):
-            input_nodes, output_nodes, blocks = self.graph_sampler.sample_blocks(
-                g, parts[i], random_seed=self.batch_key(epoch, i))
-            inp = backend.current().to_numpy(input_nodes)
-            out = backend.current().to_numpy(output_nodes)
-            for name in self.prefetch_node_feats:
-                blocks[0].srcdata[name] = g.ndata[name][inp]
-            for name in self.prefetch_labels:
-                blocks[-1].dstdata[name] = g.ndata[name][out]
-            yield input_nodes, output_nodes, blocks
-
-    def __iter__(self) -> Iterator[tuple[Any, Any, list]]:
-        epoch = self._epoch
-        self._epoch += 1
-        return self.batches(epoch)
+    def sample_batch(self, ids: np.ndarray, key: int) -> tuple[Any, Any, list]:
+        input_nodes, output_nodes, blocks = self.graph_sampler.sample_blocks(self.graph, ids, random_seed=key)
+        prefetch_node_features(self.graph, blocks, input_nodes, output_nodes, self.prefetch_node_feats,
+                               self.prefetch_labels)
+        return input_nodes, output_nodes, blocks

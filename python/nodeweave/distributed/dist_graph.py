@@ -180,6 +180,7 @@ class DistGraph:
         # samples in the part back to the whole graph's ids with them.
         self.local_nid = {nt: _numpy(part.nodes[nt].data[NID]).astype(np.int64) for nt in ntypes}
         self.local_eid = {ct: _numpy(part.edges[ct].data[EID]).astype(np.int64) for ct in etypes}
+        self._inner_ends: dict[tuple, np.ndarray] = {}   # per relation: (src, dst) global ids of the inner edges
         self._ndata = {nt: {} for nt in ntypes}
         self._edata = {ct: {} for ct in etypes}
         for key, t in node_feats.items():
@@ -231,6 +232,26 @@ class DistGraph:
 
     def number_of_edges(self, etype: Any = None) -> int:
         return self.num_edges(etype)
+
+    def to_canonical_etype(self, etype: Any) -> tuple[str, str, str]:
+        """The canonical ``(src type, etype, dst type)`` of an edge type name or triple."""
+        return self._book._etype(etype)
+
+    def find_edges(self, eids: Any, etype: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """The ``(src, dst)`` global node ids of edges ``eids`` (global ids; collective: every rank
+        calls it together, each with its own ids). An edge's owner (its destination's part) holds
+        it among its inner edges, so one exchange each way answers it."""
+        ct = self._book._etype(etype)
+        ids = checked_ids(eids, self.num_edges(ct), "find_edges: eids")
+        if ct not in self._inner_ends:
+            n_inner = int(np.count_nonzero(_numpy(self._part.edges[ct].data["inner_edge"])))
+            u, v = (_numpy(a).astype(np.int64)[:n_inner] for a in self._part.edges(etype=ct, order="eid"))
+            self._inner_ends[ct] = np.stack([self.local_nid[ct[0]][u], self.local_nid[ct[2]][v]], axis=1)
+        ends = self._inner_ends[ct]
+        got, order = exchange_rows(ids, self._book.edge_ranges(ct), lambda local: ends[local])
+        rows = np.empty((len(ids), 2), np.int64)
+        rows[order] = np.concatenate(got) if got else rows[:0]
+        return rows[:, 0].copy(), rows[:, 1].copy()
 
     def get_partition_book(self) -> RangePartitionBook:
         return self._book

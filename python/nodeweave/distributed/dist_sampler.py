@@ -169,6 +169,11 @@ class DistNeighborSampler:
         blocks = [block_from_parts(g, *parts) for parts in reversed(raw)]
         return finish_blocks(g, blocks, self.output_device)
 
+    def sample(self, g: DistGraph, seed_nodes: Any, exclude_eids: Any = None, *,
+               random_seed: int | None = None) -> tuple[Any, Any, list[Block]]:
+        """:meth:`sample_blocks` (the name the edge-prediction wrapper calls)."""
+        return self.sample_blocks(g, seed_nodes, exclude_eids, random_seed=random_seed)
+
     def _exclusions(self, g: DistGraph, exclude_eids: Any) -> list[np.ndarray]:
         """This rank's excluded global edge ids per relation (checked collectively)."""
         etypes = g.canonical_etypes
