@@ -39,6 +39,7 @@ import numpy as np
 from nodeweave import backend
 from nodeweave.function import BuiltinMessage, BuiltinReduce
 from nodeweave.graph.degree_buckets import DegreeBuckets
+from nodeweave.graph import edge_operands
 from nodeweave import errors as nwerr
 
 MessageFunc = Union[BuiltinMessage, Callable[["EdgeBatch"], Dict[str, Any]]]
@@ -150,6 +151,12 @@ def _copy_to_edges(rel, v, target: str):
     if b is None or b.dtype_name(v) not in ("float32", "float64") or len(b.shape(v)) < 2:
         return None
     return gsddmm(rel, "copy_lhs", v, None, target, "e")
+
+
+def _endpoint_on_edges(rel, v, target: str):
+    """``v`` on every edge: a deferred :mod:`edge_operands` read where it applies, else gathered."""
+    deferred = edge_operands.operand(rel, v, target)
+    return deferred if deferred is not None else _copy_to_edges(rel, v, target)
 
 
 def _cat_rows(parts: list):
@@ -278,8 +285,10 @@ class MessagePassing:
         def endpoint_rows(side: str, target: str):
             columns = dict(self._node_frames[self._node_key(side, cet[0] if side == "src" else cet[2])].items())
             # Over all edges, float features are gathered by the gSDDMM copy kernel: its gradient
-            # is a gSpMM (a sum per node in CSR order), not a scatter of every edge's row.
-            gather = None if eids is not None else (lambda v: _copy_to_edges(rel, v, target))
+            # is a gSpMM (a sum per node in CSR order), not a scatter of every edge's row. On torch
+            # the read is deferred (edge_operands) so that a product with the other side, or its
+            # sum, runs as one fused gSDDMM.
+            gather = None if eids is not None else (lambda v: _endpoint_on_edges(rel, v, target))
             return _LazyRows(columns, _Ids(src if side == "src" else dst), gather)
 
         return EdgeBatch(endpoint_rows("src", "u"), endpoint_rows("dst", "v"),
@@ -308,7 +317,7 @@ class MessagePassing:
         if not isinstance(out, dict):
             raise nwerr.TypeError("a message function must return a dict of tensors, got "
                                   f"{type(out).__name__}")
-        return out
+        return {k: edge_operands.materialize(v) for k, v in out.items()}
 
     def _reduce(self, rel, cet, message_func: MessageFunc, reduce_func: ReduceFunc,
                 eids: Optional[np.ndarray]):
