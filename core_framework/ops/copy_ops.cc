@@ -182,8 +182,8 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Devic
   uint64_t seed = default_generator().next_seed();
   uint64_t range = static_cast<uint64_t>(high - low);
   return generate(shape, dtype, device, "randint", [=](int64_t i) {
-    return static_cast<double>(low +
-                               static_cast<int64_t>(draw_at(seed, static_cast<uint64_t>(i)) % range));
+    return static_cast<double>(
+        low + static_cast<int64_t>(draw_at(seed, static_cast<uint64_t>(i)) % range));
   });
 }
 
@@ -199,8 +199,8 @@ Tensor randperm(int64_t n, DType dtype, Device device) {
   for (int64_t i = 0; i < n; ++i) perm[i] = i;
   uint64_t seed = default_generator().next_seed();
   for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
-    int64_t j =
-        static_cast<int64_t>(draw_at(seed, static_cast<uint64_t>(i)) % static_cast<uint64_t>(i + 1));
+    int64_t j = static_cast<int64_t>(draw_at(seed, static_cast<uint64_t>(i)) %
+                                     static_cast<uint64_t>(i + 1));
     std::swap(perm[i], perm[j]);
   }
   return generate({n}, dtype, device, "randperm",
