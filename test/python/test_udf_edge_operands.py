@@ -197,3 +197,18 @@ def test_native_backend_is_untouched(rng):
     kinds = []
     g.apply_edges(lambda e: kinds.append(type(e.src["h"]).__name__) or {"o": e.src["h"]})
     assert kinds == ["Tensor"] and nwb.of(g.edata["o"]).name == "native"
+
+
+def test_native_user_does_not_import_torch(tmp_path):
+    """A native-backend UDF must not import torch (the deferred reads are torch-only)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np, nodeweave as nw\n"
+            "g = nw.graph(([0, 1], [1, 2]), num_nodes=3)\n"
+            "g.ndata['h'] = nw.core.tensor(np.ones((3, 2)))\n"
+            "g.apply_edges(lambda e: {'s': (e.src['h'] * e.dst['h']).sum(-1)})\n"
+            "print(g.edata['s'].tolist(), 'torch' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["[2.0,", "2.0]", "False"], out.stdout

@@ -40,6 +40,7 @@ False`` turns the rewriting off (every read then gathers at once).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 ENABLED = True
@@ -68,11 +69,10 @@ def operand(rel: Any, feature: Any, target: str) -> Any:
     """``feature`` (a node feature tensor) on every edge of ``rel`` from its source
     (``target='u'``) or destination (``'v'``): an :class:`EdgeOperand`, or None where the rewriting
     does not apply (not torch, not floating point, fewer than 2 dimensions, under ``torch.compile``)."""
-    if not ENABLED:
+    torch = sys.modules.get("torch")   # not imported: the feature is not a torch tensor (and the
+    if not ENABLED or torch is None:     # native backend must not pay for importing it)
         return None
-    import torch
-
-    if not isinstance(feature, torch.Tensor) or type(feature) is not torch.Tensor:
+    if type(feature) is not torch.Tensor:
         return None
     if not feature.is_floating_point() or feature.dim() < 2:
         return None
