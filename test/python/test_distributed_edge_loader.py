@@ -14,7 +14,7 @@ import pytest
 import nodeweave as nw
 from nodeweave import errors as nwerr
 from nodeweave.distributed import DistEdgeDataLoader, DistGraph, DistNeighborSampler, DistNodeDataLoader, \
-    partition_graph
+    edge_split, partition_graph
 from conftest import np_of
 from test_distributed_mpi import MPIRUN, mpirun
 from test_distributed_sampling import HELPERS, whole_graph_renumbered
@@ -85,6 +85,7 @@ def build(out, k, method="metis"):
     g.ndata["x"] = B.from_numpy(rng.standard_normal((n, 3)).astype(np.float32))
     g.ndata["y"] = B.from_numpy(rng.integers(0, 4, n))
     g.edata["lab"] = B.from_numpy(rng.standard_normal(2 * m))
+    g.edata["train"] = B.from_numpy(rng.random(2 * m) < 0.3)
     rev_orig = np.concatenate([np.arange(m, 2 * m), np.arange(m)])
     nid_map, eid_map = partition_graph(g, k, str(out), graph_name="pairs", part_method=method, return_mapping=True)
     emap = np_of(eid_map)
@@ -96,6 +97,7 @@ def build(out, k, method="metis"):
     whole.ndata["x"] = B.from_numpy(feats[("_N", "x")])
     whole.ndata["y"] = B.from_numpy(feats[("_N", "y")])
     whole.edata["lab"] = B.from_numpy(np_of(g.edata["lab"])[emap])
+    whole.edata["train"] = B.from_numpy(np_of(g.edata["train"])[emap])
     return whole, rev_new
 
 
@@ -203,3 +205,47 @@ def test_drawn_seed_fits_the_exchange(tmp_path):
     seeds = [DistEdgeDataLoader(g, [0, 1], edge, 4).seed for _ in range(16)]
     seeds += [DistNodeDataLoader(g, [0, 1], DistNeighborSampler([2]), 4).seed for _ in range(16)]
     assert all(0 <= s < 2**63 for s in seeds) and len(set(seeds)) == 32
+
+
+def test_edge_split(tmp_path):
+    """Every rank's share, for 3 ranks over a 3-part book, partitions the set: even slices, or
+    each rank's own edges; a bool DistTensor (a job of one) gives the set itself."""
+    whole, _ = build(tmp_path / "three", 3, "random")
+    book = nw.distributed.load_partition_book(tmp_path / "three" / "pairs.json", 0)[0]
+    mask = np_of(whole.edata["train"])
+    want = np.flatnonzero(mask)
+    even = [edge_split(mask, book, rank=r) for r in range(3)]
+    assert np.concatenate(even).tolist() == want.tolist() and max(map(len, even)) - min(map(len, even)) <= 1
+    owned = [edge_split(mask, book, rank=r, force_even=False) for r in range(3)]
+    assert np.concatenate(owned).tolist() == want.tolist()
+    for r, ids in enumerate(owned):
+        lo, hi = book.eid_range(r)
+        assert ((ids >= lo) & (ids < hi)).all()
+    build(tmp_path / "one", 1)
+    g = DistGraph(tmp_path / "one" / "pairs.json")
+    assert edge_split(g.edata["train"], graph=g).tolist() == np.flatnonzero(np_of(g.edata["train"].local)).tolist()
+    with pytest.raises(nwerr.ValueError, match="edge_split: a mask must have one entry per edge"):
+        edge_split(mask[:5], book, rank=0)
+    with pytest.raises(nwerr.IndexError, match="edge_split: edge id 1800 is out of range"):
+        edge_split([1800], book, rank=0)
+    with pytest.raises(nwerr.ValueError, match="edge_split: edges hold repeated ids"):
+        edge_split([1, 1], book, rank=0)
+    with pytest.raises(nwerr.ValueError, match="edge_split: pass graph"):
+        edge_split(g.edata["train"])
+
+
+def test_node_split(tmp_path):
+    """node_split, which edge_split shares its code with: the same partition properties."""
+    whole, _ = build(tmp_path, 3, "random")
+    book = nw.distributed.load_partition_book(tmp_path / "pairs.json", 0)[0]
+    from nodeweave.distributed import node_split
+
+    mask = np.arange(whole.num_nodes()) % 4 == 1
+    want = np.flatnonzero(mask)
+    even = [node_split(mask, book, rank=r) for r in range(3)]
+    owned = [node_split(mask, book, rank=r, force_even=False) for r in range(3)]
+    assert np.concatenate(even).tolist() == want.tolist() and max(map(len, even)) - min(map(len, even)) <= 1
+    assert np.concatenate(owned).tolist() == want.tolist()
+    assert all(((ids >= book.nid_range(r)[0]) & (ids < book.nid_range(r)[1])).all() for r, ids in enumerate(owned))
+    with pytest.raises(nwerr.ValueError, match="node_split: rank must be in"):
+        node_split(mask, book, rank=3)

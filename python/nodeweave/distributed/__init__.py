@@ -12,7 +12,7 @@ training, reading the parts back, and training over them in an MPI job (docs/dis
 - :class:`DistGraph` presents the whole graph to every rank (features fetched from their owners),
   :class:`DistNeighborSampler` samples it exactly as the single-process sampler samples the whole
   graph; :class:`DistNodeDataLoader` and :func:`node_split` batch each rank's share of the seeds,
-  :class:`DistEdgeDataLoader` its share of the edges for link prediction;
+  :class:`DistEdgeDataLoader` and :func:`edge_split` its share of the edges for link prediction;
   :func:`save_checkpoint` / :func:`load_checkpoint` make a job resumable.
 """
 
@@ -25,11 +25,11 @@ from nodeweave.distributed.mpi import all_reduce, all_to_all, barrier, comm_stat
 from nodeweave.distributed.grad_sync import all_reduce_gradients
 from nodeweave.distributed.dist_graph import DistGraph, DistTensor
 from nodeweave.distributed.dist_sampler import DistNeighborSampler
-from nodeweave.distributed.dist_dataloader import DistNodeDataLoader, node_split
+from nodeweave.distributed.dist_dataloader import DistNodeDataLoader, edge_split, node_split
 from nodeweave.distributed.dist_edge_dataloader import DistEdgeDataLoader
 from nodeweave.distributed.checkpoint import load_checkpoint, save_checkpoint
 
 __all__ = ["partition_graph", "load_partition", "load_partition_book", "RangePartitionBook", "PartitionFormatError",
            "FORMAT_VERSION", "init", "is_initialized", "rank", "world_size", "all_reduce", "all_to_all", "barrier",
            "comm_stats", "reset_comm_stats", "all_reduce_gradients", "DistGraph", "DistTensor", "DistNeighborSampler",
-           "DistNodeDataLoader", "DistEdgeDataLoader", "node_split", "save_checkpoint", "load_checkpoint"]
+           "DistNodeDataLoader", "DistEdgeDataLoader", "node_split", "edge_split", "save_checkpoint", "load_checkpoint"]

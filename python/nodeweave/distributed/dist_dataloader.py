@@ -1,7 +1,7 @@
 """Mini-batches over a :class:`DistGraph` (DGL's ``node_split`` and ``DistNodeDataLoader``).
 
-:func:`node_split` gives each rank its share of a node set (training nodes, say), the nodes it owns
-first; :class:`DistNodeDataLoader` cuts a rank's share into batches and samples each with a
+:func:`node_split` / :func:`edge_split` give each rank its share of a node or edge set (training
+nodes, say), the ones it owns first; :class:`DistNodeDataLoader` cuts a rank's share into batches and samples each with a
 :class:`DistNeighborSampler`. Sampling and feature fetching are collective, so every rank runs the
 same number of batches: the loader agrees on it when it is built.
 
@@ -23,15 +23,44 @@ from nodeweave.distributed import mpi
 from nodeweave.distributed.dist_graph import DistGraph, DistTensor, checked_ids
 from nodeweave.distributed.dist_sampler import DistNeighborSampler
 
-__all__ = ["node_split", "DistNodeDataLoader"]
+__all__ = ["node_split", "edge_split", "DistNodeDataLoader"]
 
 
-def _selected_dist(mask: DistTensor, g: DistGraph, ntype: str) -> np.ndarray:
+def _selected_dist(mask: DistTensor, start: int) -> np.ndarray:
     """Sorted global ids where a bool DistTensor is True, on every rank: each rank sends the ids
-    of its own rows to every other (rank order is id order under a range partition)."""
-    start = g.get_partition_book().nid_range(mpi.rank(), ntype)[0]
+    of its own rows (from global id ``start``) to every other (rank order is id order under a
+    range partition)."""
     mine = np.flatnonzero(backend.current().to_numpy(mask.local).astype(bool)).astype(np.int64) + start
     return np.concatenate(mpi.all_to_all([mine] * mpi.world_size()))
+
+
+def _split(items: Any, book: Any, kind: str, type_: Any, rank: int | None, force_even: bool,
+           graph: DistGraph | None) -> np.ndarray:
+    """``node_split`` / ``edge_split``: ``kind`` is 'node' or 'edge', ``type_`` the node or edge type."""
+    fn = f"{kind}_split"
+    if graph is None and isinstance(items, DistTensor):
+        raise nwerr.ValueError(f"{fn}: pass graph=<the DistGraph> to split a DistTensor mask")
+    book = graph.get_partition_book() if graph is not None else book
+    if book is None:
+        raise nwerr.ValueError(f"{fn}: pass partition_book or graph")
+    size = book.num_partitions()
+    me = mpi.rank() if rank is None else int(rank)
+    if not 0 <= me < size:
+        raise nwerr.ValueError(f"{fn}: rank must be in [0, {size}), got {me}")
+    if kind == "node":
+        t = book._ntype(type_)
+        count, owned = book.num_nodes(t), book.nid_range(me, t)
+    else:
+        t = book._etype(type_)
+        count, owned = book.num_edges(t), book.eid_range(me, t)
+    if isinstance(items, DistTensor):
+        ids = _selected_dist(items, owned[0])
+    else:
+        ids = _selected_plain(items, count, fn, kind)
+    if not force_even:
+        return ids[(ids >= owned[0]) & (ids < owned[1])]
+    cut = [len(ids) * r // size for r in range(size + 1)]
+    return ids[cut[me]:cut[me + 1]]
 
 
 def node_split(nodes: Any, partition_book: Any = None, ntype: str | None = None, rank: int | None = None,
@@ -52,41 +81,41 @@ def node_split(nodes: Any, partition_book: Any = None, ntype: str | None = None,
 
     Returns the global ids (int64 NumPy array, ascending).
     """
-    if graph is None and isinstance(nodes, DistTensor):
-        raise nwerr.ValueError("node_split: pass graph=<the DistGraph> to split a DistTensor mask")
-    book = graph.get_partition_book() if graph is not None else partition_book
-    if book is None:
-        raise nwerr.ValueError("node_split: pass partition_book or graph")
-    ntype = book._ntype(ntype)
-    size = book.num_partitions()
-    me = mpi.rank() if rank is None else int(rank)
-    if not 0 <= me < size:
-        raise nwerr.ValueError(f"node_split: rank must be in [0, {size}), got {me}")
-    if isinstance(nodes, DistTensor):
-        ids = _selected_dist(nodes, graph, ntype)
-    else:
-        ids = _selected_plain(nodes, book.num_nodes(ntype))
-    if not force_even:
-        lo, hi = book.nid_range(me, ntype)
-        return ids[(ids >= lo) & (ids < hi)]
-    cut = [len(ids) * r // size for r in range(size + 1)]
-    return ids[cut[me]:cut[me + 1]]
+    return _split(nodes, partition_book, "node", ntype, rank, force_even, graph)
 
 
-def _selected_plain(nodes: Any, n: int) -> np.ndarray:
-    arr = nodes if isinstance(nodes, np.ndarray) else np.asarray(
-        nodes if isinstance(nodes, (list, tuple)) else backend.current().to_numpy(nodes))
+def edge_split(edges: Any, partition_book: Any = None, etype: Any = None, rank: int | None = None,
+               force_even: bool = True, *, graph: DistGraph | None = None) -> np.ndarray:
+    """This rank's share of an edge set (DGL's ``edge_split``), for :class:`DistEdgeDataLoader`:
+    as :func:`node_split`, over the edges of ``etype`` (an edge is owned by its destination's part).
+
+    >>> import numpy as np
+    >>> from nodeweave.distributed import RangePartitionBook, edge_split
+    >>> book = RangePartitionBook(0, {"_N": [0, 3, 6]}, {("_N", "_E", "_N"): [0, 4, 8]})
+    >>> edge_split(np.arange(8) % 3 == 0, book, rank=1).tolist()     # edges 0, 3, 6 cut in two
+    [3, 6]
+    >>> edge_split(np.arange(8) % 3 == 0, book, rank=1, force_even=False).tolist()   # owns 4..7
+    [6]
+    >>> edge_split([0, 5, 7, 1], book, rank=0).tolist()
+    [0, 1]
+    """
+    return _split(edges, partition_book, "edge", etype, rank, force_even, graph)
+
+
+def _selected_plain(items: Any, n: int, fn: str, kind: str) -> np.ndarray:
+    arr = items if isinstance(items, np.ndarray) else np.asarray(
+        items if isinstance(items, (list, tuple)) else backend.current().to_numpy(items))
     if arr.dtype == np.bool_:
         if arr.shape != (n,):
-            raise nwerr.ValueError(f"node_split: a mask must have one entry per node ({n}), got shape {arr.shape}")
+            raise nwerr.ValueError(f"{fn}: a mask must have one entry per {kind} ({n}), got shape {arr.shape}")
         return np.flatnonzero(arr).astype(np.int64)
     arr = arr.astype(np.int64).reshape(-1)
     bad = (arr < 0) | (arr >= n)
     if bad.any():
-        raise nwerr.IndexError(f"node_split: node id {int(arr[bad][0])} is out of range: there are {n}")
+        raise nwerr.IndexError(f"{fn}: {kind} id {int(arr[bad][0])} is out of range: there are {n}")
     ids = np.unique(arr)
     if len(ids) != arr.size:
-        raise nwerr.ValueError("node_split: nodes hold repeated ids")
+        raise nwerr.ValueError(f"{fn}: {kind}s hold repeated ids")
     return ids
 
 
