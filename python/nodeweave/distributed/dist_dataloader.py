@@ -165,7 +165,8 @@ class DistBatchLoader:
         return _C.sampling.derive_key(_C.sampling.derive_key(self.seed, epoch), i)
 
     def sample_batch(self, ids: np.ndarray, key: int) -> tuple:
-        raise NotImplementedError
+        """One batch of ``ids`` sampled with ``key`` (collective)."""
+        raise nwerr.NotImplementedError(f"{type(self).__name__} must implement sample_batch")
 
     def batches(self, epoch: int, start: int = 0) -> Iterator[tuple]:
         """The batches of ``epoch`` from batch ``start`` on."""

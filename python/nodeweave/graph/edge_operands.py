@@ -152,7 +152,9 @@ def _make_class():
         def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
             # Every use goes through __torch_function__ first and gathers there; reaching the
             # dispatcher means a path that bypasses it (then say so rather than compute garbage).
-            raise RuntimeError(f"nodeweave EdgeOperand reached torch's dispatcher in {func}; call "
+            from nodeweave import errors as nwerr
+
+            raise nwerr.RuntimeError(f"nodeweave EdgeOperand reached torch's dispatcher in {func}; call "
                                "nodeweave.graph.edge_operands.materialize on it first")
 
         def __repr__(self):
