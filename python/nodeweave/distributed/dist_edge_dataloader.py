@@ -92,6 +92,8 @@ class DistEdgeDataLoader(DistBatchLoader):
                                    f"DistGraph, got {type(neg).__name__}")
         if graph_sampler.exclude == "reverse_types":
             raise nwerr.ValueError(f"{name}: exclude='reverse_types' needs several edge types")
+        if graph_sampler.exclude == "reverse_id":
+            _check_reverse_eids(graph_sampler.reverse_eids, g.num_edges())
         for feat in list(prefetch_node_feats) + list(prefetch_labels):
             g.ndata[feat]  # KeyError now, naming the feature, rather than at the first batch
         for feat in graph_sampler.prefetch_labels:
@@ -119,17 +121,17 @@ def sample_edge_batch(sampler: EdgePredictionSampler, g: DistGraph, ids: np.ndar
     graphs = [_pair_graph(g, src, dst)]
     if sampler.negative_sampler is not None:
         # The negatives of edge i depend only on its source, the position i and the key, so the
-        # batch's own edges stand in for the whole graph.
-        batch = _pair_graph(g, src, dst)
-        nsrc, ndst = sampler.negative_sampler(batch, np.arange(len(ids)), random_seed=_C.sampling.derive_key(key, 1))
+        # batch's own pair graph stands in for the whole graph.
+        nsrc, ndst = sampler.negative_sampler(graphs[0], np.arange(len(ids)),
+                                              random_seed=_C.sampling.derive_key(key, 1))
         graphs.append(_pair_graph(g, B.to_numpy(nsrc).astype(np.int64), B.to_numpy(ndst).astype(np.int64)))
     compacted = compact_graphs(graphs)
     pair = compacted[0]
-    pair.edata[EID] = B.int_tensor(ids, "cpu", g._idtype_name)
+    pair.edata[EID] = g._ids_out(ids)
     for name in sampler.prefetch_labels:
         pair.edata[name] = g.edata[name][ids]
     seed_nodes = pair.ndata[NID]
-    exclude = _excluded(sampler, g, ct, ids)
+    exclude = sampler._excluded(g, {ct: ids})   # the single-process rules ('self', 'reverse_id', a callable)
     input_nodes, output_nodes, blocks = sampler.sampler.sample_blocks(g, seed_nodes, exclude,
                                                                       random_seed=_C.sampling.derive_key(key, 2))
     prefetch_node_features(g, blocks, input_nodes, output_nodes, node_feats, labels)
@@ -144,26 +146,10 @@ def _pair_graph(g: DistGraph, src: np.ndarray, dst: np.ndarray) -> HeteroGraph:
     return HeteroGraph._create({nt: g.num_nodes(nt) for nt in g.ntypes}, {ct: rel})
 
 
-def _excluded(sampler: EdgePredictionSampler, g: DistGraph, ct: tuple, ids: np.ndarray) -> np.ndarray | None:
-    """The global edge ids this rank's batch excludes (as ``EdgePredictionSampler._excluded``:
-    an id with no edge behind it excludes nothing)."""
-    if sampler.exclude is None:
-        return None
-    if callable(sampler.exclude):
-        got = sampler.exclude(backend.current().int_tensor(ids, "cpu", "int64"))
-        if isinstance(got, dict):
-            got = got[next(iter(got))]
-        out = np.asarray(got if isinstance(got, (np.ndarray, list)) else backend.current().to_numpy(got), np.int64)
-    elif sampler.exclude == "self":
-        out = ids
-    else:  # reverse_id
-        rev = sampler.reverse_eids
-        if isinstance(rev, dict):
-            rev = rev[next(iter(rev))]
-        rev = np.asarray(rev if isinstance(rev, (np.ndarray, list)) else backend.current().to_numpy(rev), np.int64)
-        if rev.shape != (g.num_edges(ct),):
-            raise nwerr.ValueError(f"reverse_eids must hold one id per edge of the graph ({g.num_edges(ct)}), "
-                                   f"got shape {rev.shape}")
-        out = np.concatenate([ids, rev[ids]])
-    out = out.reshape(-1)
-    return out[(out >= 0) & (out < g.num_edges(ct))]
+def _check_reverse_eids(rev: Any, num_edges: int) -> None:
+    """``reverse_eids`` must give one id per edge: the owners are asked for ``rev[batch ids]``."""
+    if isinstance(rev, dict):
+        rev = next(iter(rev.values()))
+    shape = tuple(backend.of(rev).shape(rev)) if backend.of(rev) is not None else np.shape(rev)
+    if shape != (num_edges,):
+        raise nwerr.ValueError(f"reverse_eids must hold one id per edge of the graph ({num_edges}), got shape {shape}")

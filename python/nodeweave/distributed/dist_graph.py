@@ -253,6 +253,10 @@ class DistGraph:
         rows[order] = np.concatenate(got) if got else rows[:0]
         return rows[:, 0].copy(), rows[:, 1].copy()
 
+    def _ids_out(self, arr: np.ndarray) -> Any:
+        """Ids as a tensor of the active backend in the graph's id type (as HeteroGraph's)."""
+        return backend.current().int_tensor(arr, self._device, self._idtype_name)
+
     def get_partition_book(self) -> RangePartitionBook:
         return self._book
 

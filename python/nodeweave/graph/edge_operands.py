@@ -127,10 +127,6 @@ def _make_class():
                     self._computed = gsddmm(self._rel, self._op, lhs, rhs, lt, rt)
             return self._computed
 
-        def _side(self):
-            """``(tensor, target)`` of this operand as a gSDDMM argument."""
-            return self._args[0] if self._op == "copy" else (self._value(), "e")
-
         @classmethod
         def __torch_function__(cls, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
@@ -162,8 +158,8 @@ def _make_class():
 
     def _side_of(x, rel):
         """``(tensor, target)`` of a binary operand, or None when it cannot be one."""
-        if type(x) is EdgeOperand:
-            return x._side() if x._rel is rel else None
+        if type(x) is EdgeOperand:   # a deferred read: (node feature, 'u' or 'v')
+            return x._args[0] if x._rel is rel else None
         if type(x) is torch.Tensor and x.dim() >= 1 and x.shape[0] == rel.num_edges:
             return x, "e"
         return None
